@@ -1,0 +1,36 @@
+/** The plans of the spec, exactly: monthly credits, requests a minute and burst (null = unlimited). */
+import { z } from 'zod';
+
+export const PLAN_NAMES = ['Free', 'Basic', 'Pro', 'Mega', 'Giga', 'Apex', 'Enterprise'] as const;
+export const planName = z.enum(PLAN_NAMES);
+export type PlanName = z.infer<typeof planName>;
+
+export interface Plan {
+  name: PlanName;
+  /** Credits a month; null is unlimited. */
+  monthlyCredits: number | null;
+  /** Requests a minute (refill rate of the token bucket); null is unlimited. */
+  ratePerMinute: number | null;
+  /** Bucket size: how many requests may arrive at once. Free and Basic: equal to the rate. */
+  burst: number | null;
+}
+
+export const PLANS: Record<PlanName, Plan> = {
+  Free: { name: 'Free', monthlyCredits: 100, ratePerMinute: 10, burst: 10 },
+  Basic: { name: 'Basic', monthlyCredits: 300, ratePerMinute: 30, burst: 30 },
+  Pro: { name: 'Pro', monthlyCredits: 3_000, ratePerMinute: 100, burst: 200 },
+  Mega: { name: 'Mega', monthlyCredits: 30_000, ratePerMinute: 300, burst: 600 },
+  Giga: { name: 'Giga', monthlyCredits: 300_000, ratePerMinute: 600, burst: 1_200 },
+  Apex: { name: 'Apex', monthlyCredits: 1_000_000, ratePerMinute: 600, burst: 1_200 },
+  Enterprise: { name: 'Enterprise', monthlyCredits: null, ratePerMinute: null, burst: null },
+};
+
+/** True when `plan` is at least `required` in the order of PLAN_NAMES. */
+export function planAtLeast(plan: PlanName, required: PlanName): boolean {
+  return PLAN_NAMES.indexOf(plan) >= PLAN_NAMES.indexOf(required);
+}
+
+/** Accepts plan names in any case ("pro", "PRO"), as a CLI user would type them. */
+export function parsePlanName(text: string): PlanName | undefined {
+  return PLAN_NAMES.find((name) => name.toLowerCase() === text.trim().toLowerCase());
+}

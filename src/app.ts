@@ -1,0 +1,57 @@
+/**
+ * The composition root: builds the services once from the configuration and hands the surfaces
+ * a gate over the table of operations.
+ */
+import type { Config } from './config.js';
+import { createLogger, type Logger } from './log.js';
+import { openStore } from './store/store.js';
+import { Accounts } from './accounts/accounts.js';
+import { RateLimiter } from './accounts/rate.js';
+import { systemClock, type Clock } from './accounts/clock.js';
+import { Jobs } from './jobs/jobs.js';
+import { HttpClient } from './net/http.js';
+import { Gate } from './gate/gate.js';
+import { OPERATIONS } from './operations/table.js';
+import type { AnyOperation } from './operations/define.js';
+import type { Services } from './operations/services.js';
+
+export interface App {
+  config: Config;
+  services: Services;
+  gate: Gate;
+  operations: AnyOperation[];
+  log: Logger;
+  close(): Promise<void>;
+}
+
+export interface AppOptions {
+  clock?: Clock;
+  logger?: Logger;
+  /** Replaces the table (tests that drive the gate with operations of their own). */
+  operations?: AnyOperation[];
+}
+
+export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
+  const log = options.logger ?? createLogger(config.GLEANER_LOG_LEVEL);
+  const store = await openStore({ dataDir: config.GLEANER_DATA_DIR, storeUrl: config.GLEANER_STORE_URL });
+  const accounts = new Accounts(store, options.clock ?? systemClock);
+  const jobs = new Jobs(store, log, config.GLEANER_JOB_CONCURRENCY);
+  const http = new HttpClient({ overrides: config.GLEANER_UPSTREAM_OVERRIDES });
+  const services: Services = { config, store, accounts, jobs, http, log };
+  const rate = new RateLimiter();
+  const operations = options.operations ?? OPERATIONS;
+  const gate = new Gate(services, rate, operations);
+  await gate.startJobs();
+  return {
+    config,
+    services,
+    gate,
+    operations,
+    log,
+    async close() {
+      await jobs.close();
+      await rate.close();
+      await store.close();
+    },
+  };
+}

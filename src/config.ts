@@ -1,0 +1,93 @@
+/**
+ * All configuration comes from the environment, is read here and nowhere else, and is validated
+ * at start-up: a bad value stops the start with a message naming the variable.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+
+/** A host and its subdomains, redirected to another origin (tests, mirrors). */
+export interface UpstreamOverride {
+  host: string;
+  origin: string;
+}
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const httpUrl = z.url({ protocol: /^https?$/ });
+
+const overrides = z.string().transform((text, ctx): UpstreamOverride[] => {
+  const pairs: UpstreamOverride[] = [];
+  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const eq = part.indexOf('=');
+    const host = part.slice(0, eq).trim().toLowerCase();
+    const origin = part.slice(eq + 1).trim();
+    if (eq <= 0 || !URL.canParse(origin) || !/^https?:$/.test(new URL(origin).protocol)) {
+      ctx.addIssue({ code: 'custom', message: `"${part}" is not a host=origin pair (e.g. youtube.com=http://127.0.0.1:9000)` });
+      return z.NEVER;
+    }
+    pairs.push({ host, origin: new URL(origin).origin });
+  }
+  return pairs;
+});
+
+function defaultDataDir(): string {
+  const dataHome = process.env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share');
+  return path.join(dataHome, 'gleaner');
+}
+
+const schema = z.object({
+  GLEANER_DATA_DIR: z.string().min(1).default(defaultDataDir),
+  GLEANER_STORE_URL: z.string().min(1).optional(),
+  GLEANER_HOST: z.string().min(1).default('127.0.0.1'),
+  GLEANER_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  GLEANER_API_KEY: z.string().min(1).optional(),
+  GLEANER_ALLOW_PRIVATE_URLS: booleanFlag.default(false),
+  GLEANER_UPSTREAM_OVERRIDES: overrides.default([]),
+  GLEANER_PROXY_URL: httpUrl.optional(),
+  GLEANER_STT_URL: httpUrl.optional(),
+  GLEANER_STT_API_KEY: z.string().min(1).optional(),
+  GLEANER_STT_MODEL: z.string().min(1).default('whisper-1'),
+  GLEANER_LLM_URL: httpUrl.optional(),
+  GLEANER_LLM_API_KEY: z.string().min(1).optional(),
+  GLEANER_LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
+  GLEANER_MCP_WAIT_SECONDS: z.coerce.number().min(0).max(3600).default(45),
+  GLEANER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Lets /mcp accept requests without x-api-key (initialize, list, ping; tool calls still need a key). Loopback binds only. */
+  GLEANER_MCP_KEYLESS: booleanFlag.default(false),
+  /** Extra Host header values accepted besides the bound address and localhost (for reverse proxies). */
+  GLEANER_ALLOWED_HOSTS: z.string().default('').transform((s) => s.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)),
+  /** How many jobs run at once in this process. */
+  GLEANER_JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** The secret that signs crawl webhooks (HMAC-SHA256); generated and kept in the store when unset. */
+  GLEANER_WEBHOOK_SECRET: z.string().min(16).optional(),
+});
+
+export type Config = z.infer<typeof schema>;
+
+export class ConfigError extends Error {}
+
+/** An MCP bundle passes settings the user left empty as the literal "${user_config.x}": that means unset. */
+function isUnset(value: string | undefined): boolean {
+  return value === undefined || value.trim() === '' || /^\$\{user_config\.[^}]*\}$/.test(value.trim());
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const relevant: Record<string, string> = {};
+  for (const key of Object.keys(schema.shape)) {
+    const value = env[key];
+    if (!isUnset(value)) relevant[key] = value as string;
+  }
+  const parsed = schema.safeParse(relevant);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  return parsed.data;
+}
+
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}

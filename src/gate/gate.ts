@@ -1,0 +1,158 @@
+/**
+ * The gate: the one path every call takes, whichever surface it came from.
+ * key -> plan -> input -> rate -> credits -> run -> charge -> headers.
+ */
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import { GleanerError, toGleanerError } from '../errors.js';
+import { planAtLeast } from '../accounts/plans.js';
+import type { AccountRecord, Balance, Reservation } from '../accounts/accounts.js';
+import type { RateLimiter, RateStatus } from '../accounts/rate.js';
+import { publicJob, type JobProgress, type JobRecord } from '../jobs/jobs.js';
+import { reserveCost, settleCost, type AnyOperation, type OperationContext } from '../operations/define.js';
+import type { Services } from '../operations/services.js';
+import { describeIssues } from './validation.js';
+
+export interface CallOptions {
+  apiKey: string | undefined;
+  requestId?: string;
+  signal?: AbortSignal;
+  onProgress?: (progress: JobProgress) => void;
+}
+
+export interface CallResult {
+  /** HTTP status of the success (200, or 202 for a started job). */
+  status: number;
+  body: unknown;
+  /** The rate and credit headers every success carries. */
+  headers: Record<string, string>;
+  /** Set when the call started a job. */
+  job?: JobRecord;
+  account: AccountRecord;
+}
+
+export class Gate {
+  private readonly byName: Map<string, AnyOperation>;
+
+  constructor(
+    private readonly services: Services,
+    private readonly rate: RateLimiter,
+    operations: AnyOperation[],
+  ) {
+    this.byName = new Map(operations.map((op) => [op.name, op]));
+  }
+
+  operation(name: string): AnyOperation | undefined {
+    return this.byName.get(name);
+  }
+
+  /** Starts the job runner: jobs are executed, settled and, if a process died under them, refunded. */
+  async startJobs(): Promise<void> {
+    await this.services.jobs.start(
+      (job, report) => this.executeJob(job, report),
+      async (job) => {
+        const reservation = job.meta.reservation as Reservation | undefined;
+        if (reservation) await this.services.accounts.release(reservation);
+      },
+    );
+  }
+
+  async call(operation: AnyOperation, rawInput: unknown, options: CallOptions): Promise<CallResult> {
+    const requestId = options.requestId ?? randomUUID();
+    const account = await this.services.accounts.authenticate(options.apiKey);
+
+    if (!planAtLeast(account.plan, operation.plan)) {
+      throw new GleanerError(
+        'UPGRADE_REQUIRED',
+        `${operation.name} needs the ${operation.plan} plan or higher; this key is on the ${account.plan} plan. Upgrade the key's plan to use it.`,
+      );
+    }
+
+    const input = this.parseInput(operation, rawInput);
+
+    const rate = await this.rate.take(account.id, account.plan);
+    let reservation: Reservation | undefined;
+    try {
+      const estimate = reserveCost(operation.cost, input);
+      let balance: Balance;
+      if (estimate > 0) ({ reservation, balance } = await this.services.accounts.reserve(account.id, estimate));
+      else balance = await this.services.accounts.balance(account);
+
+      if (operation.kind === 'job') {
+        const job = await this.services.jobs.submit({
+          operation: operation.name,
+          ownerId: account.id,
+          input,
+          meta: reservation ? { reservation, requestId } : { requestId },
+        });
+        return {
+          status: operation.http.successStatus ?? 202,
+          body: { ...publicJob(job), message: `Job started. Poll GET /v1/jobs/${job.jobId} every 2 to 5 seconds until it is completed or failed.` },
+          headers: this.headers(rate, reservation?.amount ?? 0, balance),
+          job,
+          account,
+        };
+      }
+
+      const result = await operation.run(input, this.context(account, requestId, options));
+      let charged = 0;
+      if (reservation) {
+        const actual = Math.max(0, Math.min(settleCost(operation.cost, input, result), reservation.amount));
+        ({ charged, balance } = await this.services.accounts.settle(reservation, actual));
+      }
+      return { status: operation.http.successStatus ?? 200, body: result, headers: this.headers(rate, charged, balance), account };
+    } catch (error) {
+      if (reservation) await this.services.accounts.release(reservation);
+      const failure = toGleanerError(error);
+      throw failure;
+    }
+  }
+
+  private parseInput(operation: AnyOperation, rawInput: unknown): unknown {
+    const parsed = (operation.input as z.ZodType).safeParse(rawInput ?? {});
+    if (!parsed.success) throw new GleanerError('INVALID_REQUEST', describeIssues(parsed.error.issues));
+    return parsed.data;
+  }
+
+  private context(account: AccountRecord, requestId: string, options: Pick<CallOptions, 'signal' | 'onProgress'>, jobId?: string): OperationContext {
+    return {
+      account,
+      requestId,
+      jobId,
+      signal: options.signal ?? new AbortController().signal,
+      progress: (done, total, message) => options.onProgress?.({ done, total, message }),
+      log: this.services.log.child({ requestId, ...(jobId ? { jobId } : {}) }),
+      services: this.services,
+    };
+  }
+
+  private async executeJob(job: JobRecord, report: (progress: JobProgress) => void): Promise<unknown> {
+    const operation = this.byName.get(job.operation);
+    const reservation = job.meta.reservation as Reservation | undefined;
+    try {
+      if (!operation) throw new GleanerError('INTERNAL_ERROR', `This server no longer has the operation "${job.operation}".`);
+      const account = await this.services.accounts.get(job.ownerId);
+      const requestId = String(job.meta.requestId ?? job.jobId);
+      const result = await operation.run(job.input, this.context(account, requestId, { onProgress: report }, job.jobId));
+      if (reservation) {
+        const actual = Math.max(0, Math.min(settleCost(operation.cost, job.input, result), reservation.amount));
+        await this.services.accounts.settle(reservation, actual);
+      }
+      return result;
+    } catch (error) {
+      if (reservation) await this.services.accounts.release(reservation);
+      throw error;
+    }
+  }
+
+  private headers(rate: RateStatus, creditsUsed: number, balance: Balance): Record<string, string> {
+    return {
+      'X-RateLimit-Limit': rate.limit === null ? 'unlimited' : String(rate.limit),
+      'X-RateLimit-Remaining': rate.remaining === null ? 'unlimited' : String(rate.remaining),
+      'X-RateLimit-Reset': String(rate.reset),
+      'X-Credits-Used': String(creditsUsed),
+      'X-Credits-Remaining': balance.remaining === null ? 'unlimited' : String(balance.remaining),
+    };
+  }
+}
+

@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { defineOperation } from './define.js';
+import { publicJob } from '../jobs/jobs.js';
+
+export const account = defineOperation({
+  name: 'account',
+  title: 'Account',
+  description: 'Shows the account of the API key in use: its id, plan and remaining credits this month. Free to call.',
+  http: { method: 'GET', path: '/v1/me' },
+  input: z.object({}),
+  plan: 'Free',
+  cost: 0,
+  kind: 'sync',
+  readOnly: true,
+  openWorld: false,
+  async run(_input, ctx) {
+    const balance = await ctx.services.accounts.balance(ctx.account);
+    return {
+      id: ctx.account.id,
+      plan: ctx.account.plan,
+      credits: balance.remaining,
+      monthlyCredits: balance.allowance,
+      creditsUsed: balance.used,
+      creditsResetAt: balance.resetsAt.toISOString(),
+    };
+  },
+});
+
+export const jobStatus = defineOperation({
+  name: 'job_status',
+  title: 'Job status',
+  description:
+    'Shows a job started by web_crawl or video_analysis: its status (queued, processing, completed, failed), progress and, once completed, its result. Poll every 2 to 5 seconds. Free to call.',
+  http: { method: 'GET', path: '/v1/jobs/{jobId}' },
+  input: z.object({ jobId: z.string().min(1).max(100).describe('The job id returned when the job was started') }),
+  plan: 'Free',
+  cost: 0,
+  kind: 'sync',
+  readOnly: true,
+  openWorld: false,
+  async run(input, ctx) {
+    return publicJob(await ctx.services.jobs.get(input.jobId, ctx.account.id));
+  },
+});

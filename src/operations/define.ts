@@ -1,0 +1,74 @@
+/**
+ * One operation = one definition. REST routes, MCP tools, the OpenAPI document, the README table
+ * and the bundle manifest are all derived from these records.
+ */
+import type { z } from 'zod';
+import type { PlanName } from '../accounts/plans.js';
+import type { AccountRecord } from '../accounts/accounts.js';
+import type { Logger } from '../log.js';
+import type { Services } from './services.js';
+
+export interface OperationContext {
+  account: AccountRecord;
+  requestId: string;
+  /** Aborted when the caller goes away or the server stops. */
+  signal: AbortSignal;
+  /** Progress of long work (pages crawled, chunks transcribed). */
+  progress: (done: number, total?: number, message?: string) => void;
+  log: Logger;
+  services: Services;
+  /** Set when the operation runs as a job. */
+  jobId?: string;
+}
+
+/**
+ * Credits an operation costs. A number is a fixed price. Otherwise `reserve` is taken before the
+ * work (it must cover the worst case the caller asked for) and `settle` gives the actual amount,
+ * never more than reserved, once the result is known.
+ */
+export type Cost<I, O> = number | { reserve: (input: I) => number; settle: (input: I, result: O) => number };
+
+export interface HttpBinding {
+  method: 'GET' | 'POST';
+  /** The canonical path, with {param} placeholders for path parameters. */
+  path: string;
+  /** Other paths that serve the same operation (the spec's neutral platform words). */
+  aliases?: string[];
+  /** Extra methods on the same path (e.g. GET beside POST), input from query then. */
+  alsoGet?: boolean;
+  /** Status of a success reply; job operations default to 202. */
+  successStatus?: number;
+}
+
+export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
+  /** The MCP tool name, e.g. `youtube_transcript`. */
+  name: string;
+  title: string;
+  /** Written for a model that must pick the right tool. */
+  description: string;
+  http: HttpBinding;
+  input: S;
+  /** The lowest plan that may call it. */
+  plan: PlanName;
+  cost: Cost<z.output<S>, O>;
+  kind: 'sync' | 'job';
+  /** MCP tool annotations. */
+  readOnly?: boolean;
+  openWorld?: boolean;
+  run: (input: z.output<S>, ctx: OperationContext) => Promise<O>;
+}
+
+export type AnyOperation = Operation<z.ZodType, any>;
+
+/** Identity with inference: the input type of `run` flows from the zod schema. */
+export function defineOperation<S extends z.ZodType, O>(operation: Operation<S, O>): Operation<S, O> {
+  return operation;
+}
+
+export function reserveCost<I, O>(cost: Cost<I, O>, input: I): number {
+  return typeof cost === 'number' ? cost : cost.reserve(input);
+}
+
+export function settleCost<I, O>(cost: Cost<I, O>, input: I, result: O): number {
+  return typeof cost === 'number' ? cost : cost.settle(input, result);
+}

@@ -1,0 +1,16 @@
+/** What operations reach below them: the instances built once at start-up (see app.ts). */
+import type { Config } from '../config.js';
+import type { Store } from '../store/store.js';
+import type { Accounts } from '../accounts/accounts.js';
+import type { Jobs } from '../jobs/jobs.js';
+import type { HttpClient } from '../net/http.js';
+import type { Logger } from '../log.js';
+
+export interface Services {
+  config: Config;
+  store: Store;
+  accounts: Accounts;
+  jobs: Jobs;
+  http: HttpClient;
+  log: Logger;
+}
