@@ -1,0 +1,63 @@
+/**
+ * The shapes every platform adapter returns: the spec's TranscriptResponse and the unified
+ * Metadata object. Types flow from these zod schemas (they also document the replies).
+ */
+import { z } from 'zod';
+
+export const transcriptSegment = z.object({
+  text: z.string(),
+  /** Start in milliseconds; absent when timestamps=false. */
+  offset: z.number().int().optional(),
+  /** Duration in milliseconds; absent when timestamps=false. */
+  duration: z.number().int().optional(),
+  lang: z.string(),
+});
+export type TranscriptSegment = z.infer<typeof transcriptSegment>;
+
+export const transcriptResponse = z.object({
+  lang: z.string(),
+  aiGenerated: z.boolean(),
+  durationMinutes: z.number(),
+  cached: z.boolean(),
+  /** Segments, or one plain string when the caller asked for text=true. */
+  content: z.union([z.array(transcriptSegment), z.string()]),
+  /** Caption languages the video offers (where the platform says). */
+  availableLangs: z.array(z.string()).optional(),
+  /** The language the transcript was translated to, when it was. */
+  translatedTo: z.string().optional(),
+  platform: z.string().optional(),
+  videoId: z.string().optional(),
+});
+export type TranscriptResponse = z.infer<typeof transcriptResponse>;
+
+export const thumbnail = z.object({ url: z.string(), width: z.number().int().optional(), height: z.number().int().optional() });
+
+export const metadata = z.object({
+  platform: z.enum(['youtube', 'tiktok', 'instagram', 'x', 'facebook', 'video', 'web']),
+  url: z.string(),
+  id: z.string().optional(),
+  title: z.string().nullable(),
+  description: z.string().nullable(),
+  author: z
+    .object({ name: z.string().nullable(), id: z.string().optional(), url: z.string().optional(), handle: z.string().optional() })
+    .nullable(),
+  counts: z
+    .object({
+      views: z.number().optional(),
+      likes: z.number().optional(),
+      comments: z.number().optional(),
+      shares: z.number().optional(),
+      saves: z.number().optional(),
+    })
+    .optional(),
+  thumbnails: z.array(thumbnail),
+  durationSeconds: z.number().optional(),
+  publishedAt: z.string().optional(),
+  tags: z.array(z.string()).optional(),
+  language: z.string().optional(),
+  /** Web pages: canonical URL, site name, favicon. */
+  canonicalUrl: z.string().optional(),
+  siteName: z.string().optional(),
+  favicon: z.string().optional(),
+});
+export type Metadata = z.infer<typeof metadata>;
