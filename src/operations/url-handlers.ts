@@ -1,0 +1,27 @@
+/**
+ * Which platform serves a URL. The cross-platform operations (`metadata`, `transcript`) walk this
+ * list in order and use the first handler that matches; web pages are the metadata fallback.
+ */
+import type { Metadata, TranscriptResponse } from '../platforms/types.js';
+import type { OperationContext } from './define.js';
+
+export interface TranscriptOptions {
+  lang?: string;
+  translate?: string;
+  timestamps: boolean;
+  text?: boolean;
+}
+
+export interface UrlHandler {
+  platform: Metadata['platform'];
+  /** True when this handler owns the URL. */
+  matches(url: URL): boolean;
+  metadata?(url: URL, ctx: OperationContext): Promise<Metadata>;
+  transcript?(url: URL, options: TranscriptOptions, ctx: OperationContext): Promise<TranscriptResponse>;
+}
+
+export const URL_HANDLERS: UrlHandler[] = [];
+
+export function handlerFor(url: URL): UrlHandler | undefined {
+  return URL_HANDLERS.find((handler) => handler.matches(url));
+}
