@@ -71,12 +71,12 @@ export class Gate {
     const input = this.parseInput(operation, rawInput);
 
     const rate = await this.rate.take(account.id, account.plan);
-    let reservation: Reservation | undefined;
+    const held = new HeldCredits(this.services.accounts, account.id);
     try {
       const estimate = reserveCost(operation.cost, input);
-      let balance: Balance;
-      if (estimate > 0) ({ reservation, balance } = await this.services.accounts.reserve(account.id, estimate));
-      else balance = await this.services.accounts.balance(account);
+      await held.add(estimate);
+      let balance: Balance = held.balance ?? (await this.services.accounts.balance(account));
+      const reservation = held.reservation;
 
       if (operation.kind === 'job') {
         const job = await this.services.jobs.submit({
@@ -94,17 +94,16 @@ export class Gate {
         };
       }
 
-      const result = await operation.run(input, this.context(account, requestId, options));
+      const result = await operation.run(input, this.context(account, requestId, options, held));
       let charged = 0;
-      if (reservation) {
-        const actual = Math.max(0, Math.min(settleCost(operation.cost, input, result), reservation.amount));
-        ({ charged, balance } = await this.services.accounts.settle(reservation, actual));
+      if (held.reservation) {
+        const actual = Math.max(0, Math.min(settleCost(operation.cost, input, result), held.reservation.amount));
+        ({ charged, balance } = await this.services.accounts.settle(held.reservation, actual));
       }
       return { status: operation.http.successStatus ?? 200, body: result, headers: this.headers(rate, charged, balance), account };
     } catch (error) {
-      if (reservation) await this.services.accounts.release(reservation);
-      const failure = toGleanerError(error);
-      throw failure;
+      await held.releaseAll();
+      throw toGleanerError(error);
     }
   }
 
@@ -114,11 +113,18 @@ export class Gate {
     return parsed.data;
   }
 
-  private context(account: AccountRecord, requestId: string, options: Pick<CallOptions, 'signal' | 'onProgress'>, jobId?: string): OperationContext {
+  private context(
+    account: AccountRecord,
+    requestId: string,
+    options: Pick<CallOptions, 'signal' | 'onProgress'>,
+    held: HeldCredits,
+    jobId?: string,
+  ): OperationContext {
     return {
       account,
       requestId,
       jobId,
+      reserveCredits: (amount) => held.add(amount),
       signal: options.signal ?? new AbortController().signal,
       progress: (done, total, message) => options.onProgress?.({ done, total, message }),
       log: this.services.log.child({ requestId, ...(jobId ? { jobId } : {}) }),
@@ -128,19 +134,19 @@ export class Gate {
 
   private async executeJob(job: JobRecord, report: (progress: JobProgress) => void): Promise<unknown> {
     const operation = this.byName.get(job.operation);
-    const reservation = job.meta.reservation as Reservation | undefined;
+    const held = new HeldCredits(this.services.accounts, job.ownerId, job.meta.reservation as Reservation | undefined);
     try {
       if (!operation) throw new GleanerError('INTERNAL_ERROR', `This server no longer has the operation "${job.operation}".`);
       const account = await this.services.accounts.get(job.ownerId);
       const requestId = String(job.meta.requestId ?? job.jobId);
-      const result = await operation.run(job.input, this.context(account, requestId, { onProgress: report }, job.jobId));
-      if (reservation) {
-        const actual = Math.max(0, Math.min(settleCost(operation.cost, job.input, result), reservation.amount));
-        await this.services.accounts.settle(reservation, actual);
+      const result = await operation.run(job.input, this.context(account, requestId, { onProgress: report }, held, job.jobId));
+      if (held.reservation) {
+        const actual = Math.max(0, Math.min(settleCost(operation.cost, job.input, result), held.reservation.amount));
+        await this.services.accounts.settle(held.reservation, actual);
       }
       return result;
     } catch (error) {
-      if (reservation) await this.services.accounts.release(reservation);
+      await held.releaseAll();
       throw error;
     }
   }
@@ -156,3 +162,26 @@ export class Gate {
   }
 }
 
+
+/** The credits one call holds: the reservation taken up front plus any the work adds. */
+class HeldCredits {
+  balance?: Balance;
+
+  constructor(
+    private readonly accounts: Services['accounts'],
+    private readonly accountId: string,
+    public reservation?: Reservation,
+  ) {}
+
+  async add(amount: number): Promise<void> {
+    if (amount <= 0) return;
+    const { reservation, balance } = await this.accounts.reserve(this.accountId, amount);
+    this.balance = balance;
+    this.reservation = this.reservation ? { ...this.reservation, amount: this.reservation.amount + reservation.amount } : reservation;
+  }
+
+  async releaseAll(): Promise<void> {
+    if (this.reservation) await this.accounts.release(this.reservation);
+    this.reservation = undefined;
+  }
+}

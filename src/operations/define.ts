@@ -19,6 +19,12 @@ export interface OperationContext {
   services: Services;
   /** Set when the operation runs as a job. */
   jobId?: string;
+  /**
+   * Reserves more credits once the work knows what it will cost (e.g. AI minutes after the media's
+   * duration is read). Throws CREDITS_EXHAUSTED when the balance cannot cover them. The settled
+   * cost may then go up to everything reserved; a failure releases it all.
+   */
+  reserveCredits: (amount: number) => Promise<void>;
 }
 
 /**
