@@ -9,7 +9,7 @@ import { Accounts } from './accounts/accounts.js';
 import { RateLimiter } from './accounts/rate.js';
 import { systemClock, type Clock } from './accounts/clock.js';
 import { Jobs } from './jobs/jobs.js';
-import { HttpClient } from './net/http.js';
+import { HttpClient, type Resolver } from './net/http.js';
 import { Gate } from './gate/gate.js';
 import { OPERATIONS } from './operations/table.js';
 import type { AnyOperation } from './operations/define.js';
@@ -29,6 +29,8 @@ export interface AppOptions {
   logger?: Logger;
   /** Replaces the table (tests that drive the gate with operations of their own). */
   operations?: AnyOperation[];
+  /** DNS for the SSRF guard (tests point names at blocked addresses with it). */
+  resolver?: Resolver;
 }
 
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
@@ -36,7 +38,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const store = await openStore({ dataDir: config.GLEANER_DATA_DIR, storeUrl: config.GLEANER_STORE_URL });
   const accounts = new Accounts(store, options.clock ?? systemClock);
   const jobs = new Jobs(store, log, config.GLEANER_JOB_CONCURRENCY);
-  const http = new HttpClient({ overrides: config.GLEANER_UPSTREAM_OVERRIDES });
+  const http = new HttpClient({
+    overrides: config.GLEANER_UPSTREAM_OVERRIDES,
+    allowPrivate: config.GLEANER_ALLOW_PRIVATE_URLS,
+    // Endpoints the operator configured are not user URLs: the SSRF guard does not apply to them.
+    trustedOrigins: [config.GLEANER_STT_URL, config.GLEANER_LLM_URL, config.GLEANER_PROXY_URL].filter((u): u is string => Boolean(u)),
+    defaultTimeoutMs: config.GLEANER_HTTP_TIMEOUT_MS,
+    perHostConcurrency: config.GLEANER_HOST_CONCURRENCY,
+    resolver: options.resolver,
+  });
   const services: Services = { config, store, accounts, jobs, http, log };
   const rate = new RateLimiter();
   const operations = options.operations ?? OPERATIONS;
@@ -51,6 +61,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     async close() {
       await jobs.close();
       await rate.close();
+      await http.close();
       await store.close();
     },
   };

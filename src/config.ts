@@ -61,6 +61,10 @@ const schema = z.object({
   GLEANER_ALLOWED_HOSTS: z.string().default('').transform((s) => s.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)),
   /** How many jobs run at once in this process. */
   GLEANER_JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** Total time one outbound request may take (redirects, retries and body included). */
+  GLEANER_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /** Outbound requests in flight to one host at once (politeness; also bounds a crawl's concurrency). */
+  GLEANER_HOST_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
   /** The secret that signs crawl webhooks (HMAC-SHA256); generated and kept in the store when unset. */
   GLEANER_WEBHOOK_SECRET: z.string().min(16).optional(),
 });

@@ -1,11 +1,33 @@
 /**
  * The one outbound HTTP client. Every request to the outside world goes through it, so that
- * upstream overrides, timeouts, size caps, redirects and the user agent are the project's own.
+ * upstream overrides, the SSRF guard, timeouts, size caps, redirects, retries, per-host politeness,
+ * decompression, charset decoding and the user agent are the project's own.
+ *
+ * The SSRF guard (`guard`, on by default) refuses non-http(s) URLs and any host that is, or resolves
+ * to, a loopback, private, link-local, CGNAT, multicast, unspecified or cloud-metadata address,
+ * checked before each hop on the URL and at connect time on the address actually used. It is ON by
+ * default for every request because most URLs reaching this client come from users (pages, media
+ * files, URLs found inside upstream replies). It does not apply to:
+ *   - hosts redirected by GLEANER_UPSTREAM_OVERRIDES (operator configuration: their origin is trusted),
+ *   - `trustedOrigins` (operator-configured endpoints such as GLEANER_STT_URL or GLEANER_LLM_URL),
+ *   - anything when GLEANER_ALLOW_PRIVATE_URLS=true (`allowPrivate`),
+ *   - a request made with `guard: false`, which callers use only for URLs that come from operator
+ *     configuration, never from a user.
  */
-import { request } from 'undici';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Readable, Transform } from 'node:stream';
+import zlib from 'node:zlib';
+import { promisify } from 'node:util';
+import { request, type Dispatcher, type Agent } from 'undici';
+import Bottleneck from 'bottleneck';
 import type { UpstreamOverride } from '../config.js';
 import { GleanerError } from '../errors.js';
 import { applyOverride } from './overrides.js';
+import { blockedHostReason } from './ssrf.js';
+import { BlockedAddressError, createAgent, resolveAllowed, systemResolver, type Resolver } from './guard-agent.js';
+import { decodeBody } from './charset.js';
+
+export type { Resolver } from './guard-agent.js';
 
 export const USER_AGENT = 'Gleaner/0.1 (+https://github.com/gleaner; self-hosted content extraction)';
 
@@ -13,22 +35,37 @@ export interface FetchOptions {
   method?: 'GET' | 'POST' | 'HEAD' | 'PUT';
   headers?: Record<string, string>;
   body?: string | Uint8Array;
-  /** Total time for the request, body included. */
+  /** Total time for the request, redirects, retries and body included. */
   timeoutMs?: number;
-  /** Largest body accepted; a larger one is PAYLOAD_TOO_LARGE. */
+  /** Largest (decompressed) body accepted; a larger one is PAYLOAD_TOO_LARGE. */
   maxBytes?: number;
+  /** Redirects followed (5 by default); one more is UPSTREAM_ERROR. */
   maxRedirects?: number;
   signal?: AbortSignal;
+  /** The SSRF guard (see the file comment). Default true; false only for operator-configured URLs. */
+  guard?: boolean;
+  /** Retries on 429, 5xx and connection resets; default 2 for GET and HEAD, 0 for other methods. */
+  retries?: number;
 }
 
 export interface FetchResponse {
   /** The URL finally answered (after redirects), as the caller sees it (before overrides). */
   url: string;
   status: number;
+  /** Lower-case names; content-encoding and content-length are dropped once the body is decoded. */
   headers: Record<string, string>;
   body: Buffer;
+  /** Decoded with the charset of the Content-Type header, a BOM or <meta charset>, else UTF-8. */
   text(): string;
   json<T = unknown>(): T;
+}
+
+export interface StreamResponse {
+  url: string;
+  status: number;
+  headers: Record<string, string>;
+  /** Decompressed, capped at maxBytes (the stream errors with PAYLOAD_TOO_LARGE past it). */
+  body: Readable;
 }
 
 export interface HttpClientOptions {
@@ -36,74 +73,260 @@ export interface HttpClientOptions {
   userAgent?: string;
   defaultTimeoutMs?: number;
   defaultMaxBytes?: number;
+  connectTimeoutMs?: number;
+  /** GLEANER_ALLOW_PRIVATE_URLS: opens the guard for every request. */
+  allowPrivate?: boolean;
+  /** Origins of operator-configured endpoints the guard does not apply to. */
+  trustedOrigins?: string[];
+  /** DNS for guarded requests (tests inject one). */
+  resolver?: Resolver;
+  /** Requests in flight to one host at once (politeness). */
+  perHostConcurrency?: number;
+  /** First retry delay; doubles each time, with jitter. */
+  retryBaseMs?: number;
+}
+
+/** Longest Retry-After honoured; a site asking for more gets its error back instead. */
+const MAX_RETRY_AFTER_MS = 30_000;
+const RETRYABLE_STATUS = new Set([429, 500, 502, 503, 504]);
+const RETRYABLE_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ETIMEDOUT', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED']);
+
+interface Hop {
+  status: number;
+  headers: Record<string, string>;
+  /** Undecoded body stream. */
+  body: Dispatcher.ResponseData['body'];
 }
 
 export class HttpClient {
-  constructor(private readonly options: HttpClientOptions) {}
+  private readonly guardedAgent: Agent;
+  private readonly openAgent: Agent;
+  private readonly resolver: Resolver;
+  private readonly hosts: Bottleneck.Group;
+  private readonly trusted: Set<string>;
+
+  constructor(private readonly options: HttpClientOptions) {
+    this.resolver = options.resolver ?? systemResolver;
+    const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    this.guardedAgent = createAgent({ guarded: true, resolver: this.resolver, connectTimeoutMs });
+    this.openAgent = createAgent({ guarded: false, resolver: this.resolver, connectTimeoutMs });
+    this.hosts = new Bottleneck.Group({ maxConcurrent: options.perHostConcurrency ?? 8 });
+    this.trusted = new Set((options.trustedOrigins ?? []).map((origin) => new URL(origin).origin));
+  }
 
   async fetch(url: string, options: FetchOptions = {}): Promise<FetchResponse> {
-    const maxRedirects = options.maxRedirects ?? 5;
     const maxBytes = options.maxBytes ?? this.options.defaultMaxBytes ?? 20 * 1024 * 1024;
-    const timeout = AbortSignal.timeout(options.timeoutMs ?? this.options.defaultTimeoutMs ?? 30_000);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-    let current = new URL(url);
-    let method = options.method ?? 'GET';
-    let body = options.body;
-    for (let hop = 0; ; hop++) {
-      const target = applyOverride(current, this.options.overrides);
-      let response;
-      try {
-        response = await request(target.url, {
-          method,
-          body,
-          signal,
-          headers: {
-            'user-agent': this.options.userAgent ?? USER_AGENT,
-            'accept-encoding': 'identity',
-            ...options.headers,
-            ...(target.forwardedHost ? { 'x-forwarded-host': target.forwardedHost } : {}),
-          },
-        });
-      } catch (error) {
-        throw upstreamFailure(current, error, timeout);
+    return this.exchange(url, options, async (hop, current) => {
+      const body = await readCapped(hop, current, maxBytes);
+      const headers = { ...hop.headers };
+      if (headers['content-encoding']) {
+        delete headers['content-encoding'];
+        delete headers['content-length'];
       }
-      const headers = flattenHeaders(response.headers);
-      if (response.statusCode >= 300 && response.statusCode < 400 && headers.location) {
-        await response.body.dump();
-        if (hop >= maxRedirects) throw new GleanerError('UPSTREAM_ERROR', `Too many redirects (more than ${maxRedirects}) from ${url}.`);
-        current = new URL(headers.location, current);
-        if (response.statusCode !== 307 && response.statusCode !== 308) {
-          method = 'GET';
-          body = undefined;
-        }
-        continue;
+      let decoded: string | undefined;
+      const text = () => (decoded ??= decodeBody(body, headers['content-type']).text);
+      return { url: current.toString(), status: hop.status, headers, body, text, json: <T>() => JSON.parse(text()) as T };
+    });
+  }
+
+  /**
+   * Like fetch, but hands back the body as a stream once the headers are in (media downloads). The
+   * per-host slot is released when the headers arrive; the total timeout still covers the body.
+   */
+  async stream(url: string, options: FetchOptions = {}): Promise<StreamResponse> {
+    const maxBytes = options.maxBytes ?? this.options.defaultMaxBytes ?? 20 * 1024 * 1024;
+    return this.exchange(url, options, async (hop, current) => {
+      const headers = { ...hop.headers };
+      const decoder = decompressor(headers['content-encoding']);
+      if (decoder) {
+        delete headers['content-encoding'];
+        delete headers['content-length'];
       }
-      const chunks: Buffer[] = [];
       let size = 0;
-      try {
-        for await (const chunk of response.body) {
+      const cap = new Transform({
+        transform(chunk: Buffer, _encoding, done) {
           size += chunk.length;
-          if (size > maxBytes) {
-            response.body.destroy();
-            throw new GleanerError('PAYLOAD_TOO_LARGE', `The response from ${current.host} is larger than ${maxBytes} bytes.`);
-          }
-          chunks.push(chunk as Buffer);
-        }
-      } catch (error) {
-        if (error instanceof GleanerError) throw error;
-        throw upstreamFailure(current, error, timeout);
-      }
-      const buffer = Buffer.concat(chunks);
-      return {
-        url: current.toString(),
-        status: response.statusCode,
-        headers,
-        body: buffer,
-        text: () => buffer.toString('utf8'),
-        json: <T>() => JSON.parse(buffer.toString('utf8')) as T,
-      };
+          if (size > maxBytes) done(new GleanerError('PAYLOAD_TOO_LARGE', `The response from ${current.host} is larger than ${maxBytes} bytes.`));
+          else done(null, chunk);
+        },
+      });
+      const source = hop.body as unknown as Readable;
+      const body = decoder ? source.pipe(decoder).pipe(cap) : source.pipe(cap);
+      const fail = (error: Error) => body.destroy(error);
+      source.on('error', fail);
+      decoder?.on('error', fail);
+      return { url: current.toString(), status: hop.status, headers, body };
+    });
+  }
+
+  /**
+   * The guard's checks on a URL without fetching it (used to refuse a crawl or webhook URL at
+   * submission, before anything is charged). Resolves the host when it is a name.
+   */
+  async assertAllowed(url: string, options: { guard?: boolean } = {}): Promise<void> {
+    const parsed = parseHttpUrl(url);
+    if (!this.guarded(parsed, options.guard)) return;
+    assertHostAllowed(parsed);
+    if (/^[\d.]+$|^\[/.test(parsed.hostname)) return;
+    try {
+      await resolveAllowed(this.resolver, parsed.hostname);
+    } catch (error) {
+      if (error instanceof BlockedAddressError) throw notAllowed(parsed, `${error.address}, ${error.reason}`);
+      // A name that does not resolve now is the fetch's problem later, not a policy refusal.
     }
   }
+
+  async close(): Promise<void> {
+    await Promise.all([this.guardedAgent.close(), this.openAgent.close()]);
+  }
+
+  private guarded(url: URL, guard: boolean | undefined): boolean {
+    if (guard === false || this.options.allowPrivate) return false;
+    if (this.trusted.has(url.origin)) return false;
+    return !applyOverride(url, this.options.overrides).overridden;
+  }
+
+  /** Follows redirects (each hop guarded and retried on its own) and hands the final hop to `finish`. */
+  private async exchange<R>(url: string, options: FetchOptions, finish: (hop: Hop, current: URL) => Promise<R>): Promise<R> {
+    const maxRedirects = options.maxRedirects ?? 5;
+    const timeout = AbortSignal.timeout(options.timeoutMs ?? this.options.defaultTimeoutMs ?? 30_000);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    let current = parseHttpUrl(url);
+    let method = options.method ?? 'GET';
+    let body = options.body;
+    let headers = { ...options.headers };
+    const retries = options.retries ?? (method === 'GET' || method === 'HEAD' ? 2 : 0);
+    const firstOrigin = current.origin;
+    for (let hop = 0; ; hop++) {
+      const guarded = this.guarded(current, options.guard);
+      if (guarded) assertHostAllowed(current);
+      for (let attempt = 0; ; attempt++) {
+        const outcome = await this.hosts
+          .key(current.host)
+          .schedule(() => this.attempt(current, { method, body, headers, signal, guarded }, finish))
+          .catch((error: unknown) => ({ error }));
+        if ('error' in outcome) {
+          const failure = outcome.error;
+          if (attempt < retries && !signal.aborted && isTransient(failure)) {
+            await this.backoff(attempt, undefined, signal, current, failure);
+            continue;
+          }
+          throw toClientError(current, failure, timeout);
+        }
+        if ('redirect' in outcome) {
+          if (hop >= maxRedirects) throw new GleanerError('UPSTREAM_ERROR', `Too many redirects (more than ${maxRedirects}) from ${url}.`);
+          const next = parseHttpUrl(new URL(outcome.redirect, current).toString());
+          if (outcome.status !== 307 && outcome.status !== 308) {
+            method = method === 'HEAD' ? 'HEAD' : 'GET';
+            body = undefined;
+          }
+          // Credentials never follow a redirect to another origin.
+          if (next.origin !== firstOrigin) headers = withoutCredentials(headers);
+          current = next;
+          break;
+        }
+        if ('retryStatus' in outcome) {
+          if (attempt < retries && !signal.aborted) {
+            const wait = this.retryDelay(attempt, outcome.retryAfter);
+            if (wait !== null) {
+              await this.backoff(attempt, wait, signal, current, undefined);
+              continue;
+            }
+          }
+          return outcome.finishRetryable();
+        }
+        return outcome.result;
+      }
+    }
+  }
+
+  /**
+   * One request on one hop, holding the host's politeness slot until `finish` returns (fetch reads
+   * the whole body in it; stream returns at the headers).
+   */
+  private async attempt<R>(
+    current: URL,
+    request_: { method: string; body?: string | Uint8Array; headers: Record<string, string>; signal: AbortSignal; guarded: boolean },
+    finish: (hop: Hop, current: URL) => Promise<R>,
+  ): Promise<{ result: R } | { redirect: string; status: number } | { retryStatus: number; retryAfter?: string; finishRetryable: () => Promise<R> }> {
+    const target = applyOverride(current, this.options.overrides);
+    const response = await request(target.url, {
+      method: request_.method as Dispatcher.HttpMethod,
+      body: request_.body,
+      signal: request_.signal,
+      dispatcher: request_.guarded ? this.guardedAgent : this.openAgent,
+      headers: {
+        'user-agent': this.options.userAgent ?? USER_AGENT,
+        'accept-encoding': 'gzip, deflate, br',
+        ...request_.headers,
+        ...(target.forwardedHost ? { 'x-forwarded-host': target.forwardedHost } : {}),
+      },
+    });
+    const headers = flattenHeaders(response.headers);
+    const hop: Hop = { status: response.statusCode, headers, body: response.body };
+    if (response.statusCode >= 300 && response.statusCode < 400 && headers.location) {
+      await response.body.dump();
+      return { redirect: headers.location, status: response.statusCode };
+    }
+    if (RETRYABLE_STATUS.has(response.statusCode)) {
+      // The body is read only if this turns out to be the answer; a retry discards it.
+      const buffered = await readCapped(hop, current, 1024 * 1024).catch(() => Buffer.alloc(0));
+      const replay: Hop = { ...hop, body: Readable.from([buffered]) as unknown as Hop['body'] };
+      return { retryStatus: response.statusCode, retryAfter: headers['retry-after'], finishRetryable: () => finish(replay, current) };
+    }
+    return { result: await finish(hop, current) };
+  }
+
+  /** Delay before retry `attempt`, or null when the server asks for longer than we will wait. */
+  private retryDelay(attempt: number, retryAfter: string | undefined): number | null {
+    if (retryAfter !== undefined) {
+      const seconds = Number(retryAfter);
+      const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(retryAfter) - Date.now();
+      if (Number.isFinite(ms)) return ms > MAX_RETRY_AFTER_MS ? null : Math.max(0, ms);
+    }
+    const base = this.options.retryBaseMs ?? 250;
+    return base * 2 ** attempt * (0.75 + Math.random() * 0.5);
+  }
+
+  private async backoff(attempt: number, wait: number | undefined, signal: AbortSignal, current: URL, failure: unknown): Promise<void> {
+    const ms = wait ?? this.retryDelay(attempt, undefined)!;
+    try {
+      await delay(ms, undefined, { signal });
+    } catch {
+      throw signal.reason instanceof Error && signal.reason.name === 'TimeoutError'
+        ? new GleanerError('UPSTREAM_TIMEOUT', `${current.host} did not answer in time.`, { cause: failure })
+        : new GleanerError('UPSTREAM_UNAVAILABLE', `The request to ${current.host} was aborted.`, { cause: failure });
+    }
+  }
+}
+
+function parseHttpUrl(url: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new GleanerError('INVALID_REQUEST', `"${url}" is not a valid URL.`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new GleanerError('URL_NOT_ALLOWED', `Only http and https URLs can be fetched, not ${parsed.protocol.replace(/:$/, '')}: (${url}).`);
+  }
+  return parsed;
+}
+
+function notAllowed(url: URL, why: string): GleanerError {
+  return new GleanerError(
+    'URL_NOT_ALLOWED',
+    `${url.host} is not allowed: it points at a ${why} address, which this server does not fetch (the operator can open this with GLEANER_ALLOW_PRIVATE_URLS=true).`,
+  );
+}
+
+function assertHostAllowed(url: URL): void {
+  const reason = blockedHostReason(url.hostname);
+  if (reason) throw notAllowed(url, reason);
+}
+
+function withoutCredentials(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !/^(authorization|cookie|proxy-authorization)$/i.test(name)));
 }
 
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -114,7 +337,76 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
   return headers;
 }
 
-function upstreamFailure(url: URL, error: unknown, timeout: AbortSignal): GleanerError {
+function decompressor(encoding: string | undefined): Transform | undefined {
+  switch (encoding?.trim().toLowerCase()) {
+    case 'gzip':
+    case 'x-gzip':
+      return zlib.createGunzip();
+    case 'br':
+      return zlib.createBrotliDecompress();
+    case 'deflate':
+      return zlib.createInflate();
+    default:
+      return undefined;
+  }
+}
+
+const gunzip = promisify(zlib.gunzip);
+const inflate = promisify(zlib.inflate);
+const inflateRaw = promisify(zlib.inflateRaw);
+const brotli = promisify(zlib.brotliDecompress);
+
+/** Reads the body, decompresses it, and refuses more than maxBytes before or after decompression. */
+async function readCapped(hop: Hop, current: URL, maxBytes: number): Promise<Buffer> {
+  const tooLarge = () => new GleanerError('PAYLOAD_TOO_LARGE', `The response from ${current.host} is larger than ${maxBytes} bytes.`);
+  const declared = Number(hop.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    hop.body.destroy();
+    throw tooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of hop.body) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      hop.body.destroy();
+      throw tooLarge();
+    }
+    chunks.push(chunk as Buffer);
+  }
+  const raw = Buffer.concat(chunks);
+  const encoding = hop.headers['content-encoding']?.trim().toLowerCase();
+  if (!encoding || encoding === 'identity' || raw.length === 0) return raw;
+  const limits = { maxOutputLength: maxBytes };
+  try {
+    if (encoding === 'gzip' || encoding === 'x-gzip') return await gunzip(raw, limits);
+    if (encoding === 'br') return await brotli(raw, limits);
+    // "deflate" is meant to be zlib-wrapped, but some servers send raw deflate.
+    if (encoding === 'deflate') return (raw[0] & 0x0f) === 8 ? await inflate(raw, limits) : await inflateRaw(raw, limits);
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
+    throw new GleanerError('UPSTREAM_ERROR', `The response from ${current.host} could not be decompressed (${encoding}).`, { cause: error });
+  }
+  return raw;
+}
+
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let e = error; e && chain.length < 5; e = (e as { cause?: unknown }).cause) chain.push(e);
+  return chain;
+}
+
+function isTransient(error: unknown): boolean {
+  if (error instanceof GleanerError) return false;
+  return causes(error).some((e) => RETRYABLE_CODES.has((e as { code?: string }).code ?? ''));
+}
+
+function toClientError(url: URL, error: unknown, timeout: AbortSignal): GleanerError {
+  if (error instanceof GleanerError) return error;
+  const blocked = causes(error).find((e) => e instanceof BlockedAddressError) as BlockedAddressError | undefined;
+  if (blocked) return notAllowed(url, `${blocked.address}, ${blocked.reason}`);
   if (timeout.aborted) return new GleanerError('UPSTREAM_TIMEOUT', `${url.host} did not answer in time.`, { cause: error });
+  const code = (error as { code?: string }).code;
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return new GleanerError('UPSTREAM_TIMEOUT', `${url.host} did not accept a connection in time.`, { cause: error });
   return new GleanerError('UPSTREAM_UNAVAILABLE', `Could not reach ${url.host}: ${(error as Error).message}`, { cause: error });
 }
