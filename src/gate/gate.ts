@@ -69,6 +69,13 @@ export class Gate {
     }
 
     const input = this.parseInput(operation, rawInput);
+    if (operation.check) {
+      try {
+        await operation.check(input, this.services);
+      } catch (error) {
+        throw toGleanerError(error);
+      }
+    }
 
     const rate = await this.rate.take(account.id, account.plan);
     const held = new HeldCredits(this.services.accounts, account.id);

@@ -41,6 +41,8 @@ export interface FetchOptions {
   maxBytes?: number;
   /** Redirects followed (5 by default); one more is UPSTREAM_ERROR. */
   maxRedirects?: number;
+  /** 'manual' returns a 3xx reply as is (its Location in headers) instead of following it. */
+  redirect?: 'follow' | 'manual';
   signal?: AbortSignal;
   /** The SSRF guard (see the file comment). Default true; false only for operator-configured URLs. */
   guard?: boolean;
@@ -203,7 +205,7 @@ export class HttpClient {
       for (let attempt = 0; ; attempt++) {
         const outcome = await this.hosts
           .key(current.host)
-          .schedule(() => this.attempt(current, { method, body, headers, signal, guarded }, finish))
+          .schedule(() => this.attempt(current, { method, body, headers, signal, guarded, manual: options.redirect === 'manual' }, finish))
           .catch((error: unknown) => ({ error }));
         if ('error' in outcome) {
           const failure = outcome.error;
@@ -246,7 +248,7 @@ export class HttpClient {
    */
   private async attempt<R>(
     current: URL,
-    request_: { method: string; body?: string | Uint8Array; headers: Record<string, string>; signal: AbortSignal; guarded: boolean },
+    request_: { method: string; body?: string | Uint8Array; headers: Record<string, string>; signal: AbortSignal; guarded: boolean; manual: boolean },
     finish: (hop: Hop, current: URL) => Promise<R>,
   ): Promise<{ result: R } | { redirect: string; status: number } | { retryStatus: number; retryAfter?: string; finishRetryable: () => Promise<R> }> {
     const target = applyOverride(current, this.options.overrides);
@@ -264,7 +266,7 @@ export class HttpClient {
     });
     const headers = flattenHeaders(response.headers);
     const hop: Hop = { status: response.statusCode, headers, body: response.body };
-    if (response.statusCode >= 300 && response.statusCode < 400 && headers.location) {
+    if (response.statusCode >= 300 && response.statusCode < 400 && headers.location && !request_.manual) {
       await response.body.dump();
       return { redirect: headers.location, status: response.statusCode };
     }

@@ -61,6 +61,12 @@ export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
   /** MCP tool annotations. */
   readOnly?: boolean;
   openWorld?: boolean;
+  /**
+   * Checks that need the services (e.g. the SSRF guard on a URL, which depends on configuration and
+   * DNS). The gate runs it after the input parses and before any rate token or credit is taken, so
+   * a refusal here charges nothing and a job is never started for it.
+   */
+  check?: (input: z.output<S>, services: Services) => Promise<void>;
   run: (input: z.output<S>, ctx: OperationContext) => Promise<O>;
 }
 

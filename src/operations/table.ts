@@ -1,5 +1,7 @@
 /** The table of operations: every surface is generated from this list. */
 import type { AnyOperation } from './define.js';
 import { account, jobStatus } from './account.js';
+import { webCrawl, webMap, webScrape } from './web.js';
+import { metadataOperation } from './metadata.js';
 
-export const OPERATIONS: AnyOperation[] = [account, jobStatus];
+export const OPERATIONS: AnyOperation[] = [account, jobStatus, metadataOperation, webScrape, webMap, webCrawl];

@@ -1,0 +1,82 @@
+/**
+ * Job webhooks: on completion a job with a webhook URL POSTs { jobId, status, result, error } there.
+ *
+ * Signing: the body is signed with HMAC-SHA256 over `<timestamp>.<body>`, where timestamp is the
+ * Unix time in seconds sent in `X-Gleaner-Timestamp`; the signature travels as
+ * `X-Gleaner-Signature: sha256=<hex>`. Receivers recompute it with the shared secret and should
+ * refuse timestamps older than a few minutes (replays). `X-Gleaner-Delivery` is one id per event,
+ * the same across retries, so a receiver can drop duplicates.
+ *
+ * The secret is GLEANER_WEBHOOK_SECRET; when unset, one is generated on first use and kept in the
+ * store under `webhook:secret` (read it there, or set the variable to choose it).
+ *
+ * Delivery: up to 5 attempts with exponential backoff (1 s, 2 s, 4 s, 8 s) on network errors, 408,
+ * 429 and 5xx; other statuses end it. The webhook URL goes through the SSRF guard like any user URL,
+ * and redirects are not followed.
+ */
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { HttpClient } from '../net/http.js';
+import type { Store } from '../store/store.js';
+import type { Logger } from '../log.js';
+import { GleanerError } from '../errors.js';
+
+const SECRET_KEY = 'webhook:secret';
+
+export async function webhookSecret(store: Store, configured: string | undefined): Promise<string> {
+  if (configured) return configured;
+  return store.update<string, string>(SECRET_KEY, (current) => {
+    const secret = current ?? randomBytes(32).toString('hex');
+    return { value: secret, result: secret };
+  });
+}
+
+export function signWebhook(secret: string, timestamp: number, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+}
+
+export interface WebhookDelivery {
+  http: HttpClient;
+  secret: string;
+  url: string;
+  payload: unknown;
+  log?: Logger;
+  attempts?: number;
+  baseDelayMs?: number;
+  event?: string;
+}
+
+/** Delivers one event; true when the receiver answered 2xx. Never throws. */
+export async function deliverWebhook(delivery: WebhookDelivery): Promise<boolean> {
+  const body = JSON.stringify(delivery.payload);
+  const id = randomUUID();
+  const attempts = delivery.attempts ?? 5;
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    if (attempt > 0) await delay((delivery.baseDelayMs ?? 1000) * 2 ** (attempt - 1));
+    const timestamp = Math.floor(Date.now() / 1000);
+    try {
+      const response = await delivery.http.fetch(delivery.url, {
+        method: 'POST',
+        body,
+        retries: 0,
+        redirect: 'manual',
+        timeoutMs: 15_000,
+        maxBytes: 64 * 1024,
+        headers: {
+          'content-type': 'application/json',
+          'x-gleaner-event': delivery.event ?? 'job.finished',
+          'x-gleaner-delivery': id,
+          'x-gleaner-timestamp': String(timestamp),
+          'x-gleaner-signature': signWebhook(delivery.secret, timestamp, body),
+        },
+      });
+      if (response.status >= 200 && response.status < 300) return true;
+      delivery.log?.warn({ status: response.status, attempt }, 'webhook receiver refused the delivery');
+      if (!(response.status === 408 || response.status === 429 || response.status >= 500)) return false;
+    } catch (error) {
+      delivery.log?.warn({ err: error, attempt }, 'webhook delivery failed');
+      if (error instanceof GleanerError && error.code === 'URL_NOT_ALLOWED') return false;
+    }
+  }
+  return false;
+}

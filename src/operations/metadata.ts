@@ -1,0 +1,28 @@
+/**
+ * `metadata`: one Metadata shape for any URL. The first URL handler that owns the URL (YouTube,
+ * TikTok, ...; see url-handlers.ts) answers; any other URL is read as a web page.
+ */
+import { z } from 'zod';
+import { defineOperation } from './define.js';
+import { handlerFor } from './url-handlers.js';
+import { webPageMetadata } from '../web/fetch-metadata.js';
+
+export const metadataOperation = defineOperation({
+  name: 'metadata',
+  title: 'Metadata of a video, post or web page',
+  description:
+    'Returns the metadata of a URL in one shape for every platform: title, description, author, counts, thumbnails, publication date, tags. Works for supported video and social platforms and for any web page (OpenGraph, Twitter cards, JSON-LD, canonical URL, favicon, language). Costs 1 credit.',
+  http: { method: 'GET', path: '/v1/metadata' },
+  input: z.object({ url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).describe('The video, post or page URL') }),
+  plan: 'Free',
+  cost: 1,
+  kind: 'sync',
+  readOnly: true,
+  openWorld: true,
+  async run(input, ctx) {
+    const url = new URL(input.url);
+    const handler = handlerFor(url);
+    if (handler?.metadata) return handler.metadata(url, ctx);
+    return webPageMetadata(ctx.services.http, input.url, ctx.signal);
+  },
+});

@@ -1,0 +1,100 @@
+/** Web operations: scrape one page, map a site's URLs, crawl a site (a job). */
+import { z } from 'zod';
+import { defineOperation } from './define.js';
+import { scrape } from '../web/scrape.js';
+import { mapSite } from '../web/map.js';
+import { crawlSite, type CrawlResult } from '../web/crawl.js';
+import { deliverWebhook, webhookSecret } from '../jobs/webhook.js';
+import type { OperationContext } from './define.js';
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http or https URL' });
+const format = z.enum(['markdown', 'text', 'html']).default('markdown').describe('Output format of the page content');
+
+export const webScrape = defineOperation({
+  name: 'web_scrape',
+  title: 'Scrape a web page',
+  description:
+    'Fetches one web page and returns its readable content as markdown (default), plain text or HTML, with its title, description, metadata and the links it contains. By default only the main content (the article) is kept, without navigation, banners or scripts. Costs 1 credit.',
+  http: { method: 'GET', path: '/v1/web/scrape' },
+  input: z.object({
+    url: httpUrl.describe('The page to scrape (http or https)'),
+    format,
+    onlyMainContent: z.boolean().default(true).describe('Keep only the main content (true) or the whole page body (false)'),
+  }),
+  plan: 'Free',
+  cost: 1,
+  kind: 'sync',
+  readOnly: true,
+  openWorld: true,
+  run: (input, ctx) => scrape(ctx.services.http, input.url, { format: input.format, onlyMainContent: input.onlyMainContent, signal: ctx.signal }),
+});
+
+export const webMap = defineOperation({
+  name: 'web_map',
+  title: 'Map a website',
+  description:
+    "Lists the URLs of a website: first from its sitemaps (robots.txt, sitemap.xml, indexes), then by following links between its pages, until the limit. Same site only, normalised and deduplicated. Use it to see what a site contains before scraping or crawling it. Costs 1 credit.",
+  http: { method: 'GET', path: '/v1/web/map' },
+  input: z.object({
+    url: httpUrl.describe('Any URL of the site to map'),
+    limit: z.number().int().min(1).max(500).default(200).describe('Most URLs to return (1 to 500)'),
+  }),
+  plan: 'Free',
+  cost: 1,
+  kind: 'sync',
+  readOnly: true,
+  openWorld: true,
+  run: (input, ctx) => mapSite(ctx.services.http, input.url, { limit: input.limit, signal: ctx.signal, concurrency: ctx.services.config.GLEANER_HOST_CONCURRENCY }),
+});
+
+const crawlInput = z.object({
+  url: httpUrl.describe('Where the crawl starts; only pages of the same site are crawled'),
+  mode: z.enum(['sitemap', 'recursive']).default('sitemap').describe('sitemap: the pages the sitemaps list; recursive: follow links from the start URL'),
+  maxPages: z.number().int().min(1).max(500).default(100).describe('Most pages to scrape (1 to 500); 1 credit per page scraped'),
+  format,
+  webhook: httpUrl.optional().describe('URL that receives a signed POST with the job when it finishes'),
+});
+
+/** Delivers the job's webhook once the job record is final (so a receiver polling it sees the same). */
+function scheduleWebhook(url: string, ctx: OperationContext): void {
+  const { jobs, http, store, config, log } = ctx.services;
+  if (!ctx.jobId) return;
+  const jobId = ctx.jobId;
+  void jobs
+    .waitFor(jobId, ctx.account.id, 24 * 3600 * 1000)
+    .then(async (job) => {
+      if (job.status !== 'completed' && job.status !== 'failed') return;
+      const secret = await webhookSecret(store, config.GLEANER_WEBHOOK_SECRET);
+      await deliverWebhook({ http, secret, url, log, event: `crawl.${job.status}`, payload: { jobId, status: job.status, result: job.result ?? null, error: job.error } });
+    })
+    .catch((error: unknown) => log.warn({ err: error, jobId }, 'webhook not delivered'));
+}
+
+export const webCrawl = defineOperation({
+  name: 'web_crawl',
+  title: 'Crawl a website',
+  description:
+    "Scrapes up to maxPages pages of one website, from its sitemaps (mode sitemap, default) or by following links from the start URL (mode recursive), obeying robots.txt. Runs as a job: returns a job id to poll with job_status; the result lists each page's content and the pages that failed. Optionally POSTs the finished job to a webhook. Pro plan or higher; 1 credit per page scraped.",
+  http: { method: 'POST', path: '/v1/web/crawl' },
+  input: crawlInput,
+  plan: 'Pro',
+  cost: { reserve: (input) => input.maxPages, settle: (_input, result: CrawlResult) => result.pages.length },
+  kind: 'job',
+  readOnly: true,
+  openWorld: true,
+  async check(input, services) {
+    await services.http.assertAllowed(input.url);
+    if (input.webhook) await services.http.assertAllowed(input.webhook);
+  },
+  async run(input, ctx) {
+    if (input.webhook) scheduleWebhook(input.webhook, ctx);
+    return crawlSite(ctx.services.http, input.url, {
+      mode: input.mode,
+      maxPages: input.maxPages,
+      format: input.format,
+      concurrency: ctx.services.config.GLEANER_HOST_CONCURRENCY,
+      signal: ctx.signal,
+      progress: (done, total) => ctx.progress(done, total),
+    });
+  },
+});

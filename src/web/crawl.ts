@@ -1,0 +1,139 @@
+/**
+ * Crawl: scrape up to maxPages pages of one site. `sitemap` mode scrapes what the sitemaps list
+ * (falling back to link discovery when the site has none); `recursive` mode follows links
+ * breadth-first from the start URL. Obeys robots.txt (rules and Crawl-delay), stays on the site,
+ * never fetches a URL twice (redirects are followed here, not in the client, to know every URL
+ * fetched), and runs pages concurrently within the client's per-host politeness limit.
+ *
+ * Result: { url, mode, pages: [scrape reply without `urls`], failed: [{ url, error: { code, message } }],
+ *           stats: { pages, failed, durationMs } }
+ */
+import Bottleneck from 'bottleneck';
+import type { HttpClient } from '../net/http.js';
+import { GleanerError, toGleanerError, type ErrorCode } from '../errors.js';
+import type { ContentFormat } from './extract.js';
+import { fetchPage, RedirectSignal } from './fetch-page.js';
+import { scrapeFetched, type ScrapeResult } from './scrape.js';
+import { readSitemaps } from './sitemap.js';
+import { Site } from './site.js';
+import { looksLikePage } from './urls.js';
+import { drainQueue } from './pool.js';
+
+export type CrawlMode = 'sitemap' | 'recursive';
+
+export interface CrawlOptions {
+  mode: CrawlMode;
+  maxPages: number;
+  format: ContentFormat;
+  onlyMainContent?: boolean;
+  /** Pages fetched at once; the client's per-host limit applies on top. */
+  concurrency?: number;
+  signal?: AbortSignal;
+  progress?: (done: number, total?: number) => void;
+}
+
+export type CrawledPage = Omit<ScrapeResult, 'urls'>;
+
+export interface CrawlResult {
+  url: string;
+  /** The mode that ran: `sitemap` falls back to `recursive` on a site without sitemaps. */
+  mode: CrawlMode;
+  pages: CrawledPage[];
+  failed: Array<{ url: string; error: { code: ErrorCode; message: string } }>;
+  stats: { pages: number; failed: number; durationMs: number };
+}
+
+/** Redirect hops followed for one page. */
+const MAX_REDIRECTS = 5;
+/** Longest Crawl-delay honoured; a site asking for more gets this. */
+const MAX_CRAWL_DELAY_MS = 10_000;
+
+export async function crawlSite(http: HttpClient, url: string, options: CrawlOptions): Promise<CrawlResult> {
+  const started = Date.now();
+  const site = new Site(http, url, options.signal);
+  const robots = await site.robotsFor(site.start);
+  if (robots.unreachable) {
+    throw new GleanerError('UPSTREAM_UNAVAILABLE', `${new URL(site.start).host} did not serve its robots.txt (server error or unreachable), so it may not be crawled now; try again later.`);
+  }
+  // Crawl-delay spaces this crawl's requests; the client's per-host limit bounds them as well.
+  const spacing = robots.crawlDelayMs ? new Bottleneck({ maxConcurrent: 1, minTime: Math.min(robots.crawlDelayMs, MAX_CRAWL_DELAY_MS) }) : undefined;
+  const get = (target: string) => {
+    const run = () => fetchPage(http, target, { signal: options.signal, manualRedirects: true });
+    return spacing ? spacing.schedule(run) : run();
+  };
+
+  let mode = options.mode;
+  const accept = async (candidate: string) => {
+    const own = site.own(candidate);
+    return own && looksLikePage(own) && (await site.allowed(own)) ? own : null;
+  };
+  let queue: string[] = [];
+  if (mode === 'sitemap') {
+    // A few spare URLs in case some pages fail or redirect to pages already scraped.
+    queue = await readSitemaps(http, await site.sitemapLocations(), { limit: options.maxPages * 2, accept, signal: options.signal });
+    if (queue.length === 0) mode = 'recursive';
+  }
+  if (mode === 'recursive') queue = [site.start];
+
+  const seen = new Set<string>(queue);
+  const pages: CrawledPage[] = [];
+  const failed: CrawlResult['failed'] = [];
+  /** Every URL requested, so a redirect never leads to a page fetched before. */
+  const requested = new Set<string>();
+  const maxAttempts = options.maxPages * 3;
+  const total = () => (mode === 'sitemap' ? Math.min(options.maxPages, queue.length + pages.length + failed.length) : options.maxPages);
+
+  const visit = async (pageUrl: string) => {
+    if (requested.has(pageUrl) || !(await site.allowed(pageUrl))) return;
+    let current = pageUrl;
+    try {
+      for (let hop = 0; ; hop++) {
+        requested.add(current);
+        const outcome = await get(current);
+        if (!(outcome instanceof RedirectSignal)) {
+          const page = scrapeFetched(outcome, { format: options.format, onlyMainContent: options.onlyMainContent ?? true });
+          if (pages.length >= options.maxPages) return;
+          const { urls, ...rest } = page;
+          pages.push(rest);
+          if (mode === 'recursive') {
+            for (const link of urls) {
+              const own = await accept(link);
+              if (own && !seen.has(own)) {
+                seen.add(own);
+                queue.push(own);
+              }
+            }
+          }
+          options.progress?.(pages.length, total());
+          return;
+        }
+        const next = site.own(outcome.to);
+        if (!next) throw new GleanerError('UPSTREAM_ERROR', `${current} redirects off the site (to ${outcome.to}); not followed.`);
+        if (requested.has(next)) return; // already fetched (or being fetched) under its own URL
+        if (!(await site.allowed(next))) return;
+        if (hop >= MAX_REDIRECTS) throw new GleanerError('UPSTREAM_ERROR', `Too many redirects from ${pageUrl}.`);
+        seen.add(next);
+        current = next;
+      }
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      const failure = toGleanerError(error);
+      failed.push({ url: current, error: { code: failure.code, message: failure.message } });
+    }
+  };
+
+  let attempts = 0;
+  await drainQueue(
+    queue,
+    options.concurrency ?? 8,
+    (item) => {
+      attempts++;
+      return visit(item);
+    },
+    (running) => pages.length + running < options.maxPages && attempts < maxAttempts && !options.signal?.aborted,
+  );
+  if (options.signal?.aborted) throw new GleanerError('UPSTREAM_UNAVAILABLE', 'The crawl was stopped before it finished.');
+  options.progress?.(pages.length, pages.length);
+  await spacing?.stop({ dropWaitingJobs: true }).catch(() => undefined);
+  return { url: site.start, mode, pages, failed, stats: { pages: pages.length, failed: failed.length, durationMs: Date.now() - started } };
+}

@@ -1,0 +1,231 @@
+/**
+ * One HTML page to text: metadata and links from the whole page, then the main content (Mozilla
+ * Readability over linkedom; the cleaned body when Readability finds no article, or when the caller
+ * wants the whole page) in markdown, plain text or HTML.
+ */
+import { Readability } from '@mozilla/readability';
+import type { Metadata } from '../platforms/types.js';
+import { cleanText, parseDocument, type DomDocument, type DomElement, type DomNode } from './dom.js';
+import { htmlToMarkdown } from './markdown.js';
+import { extractPageMetadata } from './page-metadata.js';
+import { baseUrlOf, documentLinks } from './links.js';
+
+export type ContentFormat = 'markdown' | 'text' | 'html';
+
+export interface ExtractOptions {
+  url: string;
+  format: ContentFormat;
+  onlyMainContent: boolean;
+  contentLanguage?: string;
+}
+
+export interface ExtractedPage {
+  title: string | null;
+  content: string;
+  /** Links on the whole page: absolute, http(s), no fragments, each once. */
+  links: string[];
+  metadata: Metadata;
+}
+
+/** Attributes holding URLs that must be absolute in the output. */
+const URL_ATTRIBUTES: Array<[string, string]> = [
+  ['a[href]', 'href'],
+  ['img[src]', 'src'],
+  ['video[src]', 'src'],
+  ['video[poster]', 'poster'],
+  ['audio[src]', 'src'],
+  ['source[src]', 'src'],
+  ['area[href]', 'href'],
+];
+
+/** Elements never part of a page's text. */
+const NEVER_CONTENT = 'script, style, noscript, template, link, meta, svg, canvas, iframe, object, embed';
+/** Page furniture dropped when Readability finds no article but the caller wants the main content. */
+const FURNITURE =
+  'nav, header, footer, aside, form, [role="navigation"], [role="banner"], [role="contentinfo"], [role="dialog"], [aria-hidden="true"], [hidden], [id*="cookie" i], [class*="cookie" i], [id*="consent" i], [class*="consent" i], [class*="gdpr" i]';
+
+function resolve(value: string, base: string): string | null {
+  const trimmed = value.trim();
+  if (!trimmed || /^(?:javascript|mailto|tel|data|about|blob):/i.test(trimmed)) return null;
+  try {
+    return new URL(trimmed, base).toString();
+  } catch {
+    return null;
+  }
+}
+
+function absolutize(doc: DomDocument, base: string): void {
+  for (const [selector, attribute] of URL_ATTRIBUTES) {
+    for (const element of doc.querySelectorAll(selector)) {
+      const value = element.getAttribute(attribute) ?? '';
+      if (value.trim().startsWith('#')) continue;
+      const url = resolve(value, base);
+      if (url) element.setAttribute(attribute, url);
+    }
+  }
+  // Lazy images keep the real source in data-src; without it the markdown has placeholder images.
+  for (const img of doc.querySelectorAll('img[data-src]')) {
+    const src = img.getAttribute('src') ?? '';
+    if (!src || src.startsWith('data:')) {
+      const url = resolve(img.getAttribute('data-src') ?? '', base);
+      if (url) img.setAttribute('src', url);
+    }
+  }
+  for (const element of doc.querySelectorAll('img[srcset], source[srcset]')) {
+    const srcset = (element.getAttribute('srcset') ?? '')
+      .split(',')
+      .map((part) => {
+        const [candidate, ...descriptor] = part.trim().split(/\s+/);
+        const url = candidate ? resolve(candidate, base) : null;
+        return url ? [url, ...descriptor].join(' ') : '';
+      })
+      .filter(Boolean)
+      .join(', ');
+    element.setAttribute('srcset', srcset);
+  }
+}
+
+/**
+ * MathML as readable text: its TeX annotation when there is one, else its alttext, else its tokens
+ * spaced out. Readability drops <math> elements otherwise, and with them the formulas.
+ */
+function flattenMath(doc: DomDocument): void {
+  // MathJax renders formulas as custom elements and keeps the MathML beside them for screen readers.
+  for (const container of [...doc.querySelectorAll('mjx-container')]) {
+    const math = container.querySelector('math');
+    if (math) container.replaceWith(math);
+  }
+  for (const math of [...doc.querySelectorAll('math')]) {
+    const tex = cleanText(math.querySelector('annotation[encoding*="tex" i]')?.textContent);
+    const tokens: string[] = [];
+    const leaves = (node: DomNode) => {
+      const children = [...node.childNodes].filter((child) => child.nodeType === 1);
+      if (children.length === 0) {
+        const text = cleanText(node.textContent);
+        if (text) tokens.push(text);
+      } else for (const child of children) if (child.nodeName.toLowerCase() !== 'annotation') leaves(child);
+    };
+    if (!tex) leaves(math);
+    const text = tex ? `$${tex}$` : (cleanText(math.getAttribute('alttext')) ?? tokens.join(' '));
+    const block = math.getAttribute('display') === 'block';
+    const replacement = doc.createElement(block ? 'p' : 'span');
+    replacement.textContent = text;
+    math.replaceWith(replacement);
+  }
+}
+
+/** Classes that carry a code block's language: Readability keeps only the classes it is told to. */
+function languageClasses(doc: DomDocument): string[] {
+  const classes = new Set<string>();
+  for (const element of doc.querySelectorAll('pre, pre code, div[class*="highlight"]')) {
+    for (const name of (element.getAttribute('class') ?? '').split(/\s+/)) {
+      if (/^(?:language|lang|highlight-source|highlight-text)-/.test(name)) classes.add(name);
+    }
+  }
+  return [...classes];
+}
+
+/** Removes a site-name suffix after an en or em dash, which Readability 0.6 does only for "-" and "|". */
+function tidyTitle(title: string | null, documentTitle: string | null): string | null {
+  if (!title || title !== documentTitle) return title;
+  const parts = title.split(/ [–—] /);
+  if (parts.length < 2) return title;
+  const head = parts.slice(0, -1).join(' – ');
+  return head.split(/\s+/).length >= 3 ? head : title;
+}
+
+/** Cookie and consent banners and modal dialogs: short blocks Readability may otherwise keep. */
+const BANNERS =
+  '[id*="cookie" i], [class*="cookie" i], [id*="consent" i], [class*="consent" i], [class*="gdpr" i], [id*="gdpr" i], [role="dialog"], [aria-modal="true"], [role="alertdialog"]';
+
+function removeBanners(doc: DomDocument): void {
+  for (const element of [...doc.querySelectorAll(BANNERS)]) {
+    if (/^(?:HTML|BODY|MAIN|ARTICLE)$/i.test(element.nodeName)) continue;
+    if ((element.textContent ?? '').length < 600) element.remove();
+  }
+}
+
+function removeAll(root: DomDocument | DomElement, selector: string): void {
+  for (const element of [...root.querySelectorAll(selector)]) element.remove();
+}
+
+const BLOCK = new Set([
+  'ADDRESS', 'ARTICLE', 'ASIDE', 'BLOCKQUOTE', 'DD', 'DIV', 'DL', 'DT', 'FIELDSET', 'FIGCAPTION', 'FIGURE', 'FOOTER', 'FORM', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6',
+  'HEADER', 'HR', 'LI', 'MAIN', 'NAV', 'OL', 'P', 'PRE', 'SECTION', 'TABLE', 'TR', 'UL', 'BODY', 'HTML', 'CAPTION', 'DETAILS', 'SUMMARY',
+]);
+
+/** Plain text with one line per block, one blank line between paragraphs, tabs between table cells. */
+export function htmlToText(html: string): string {
+  const doc = parseDocument(html);
+  const out: string[] = [];
+  const walk = (node: DomNode) => {
+    if (node.nodeType === 3) {
+      out.push((node.textContent ?? '').replace(/\s+/g, ' '));
+      return;
+    }
+    if (node.nodeType !== 1) return;
+    const name = node.nodeName.toUpperCase();
+    if (/^(?:SCRIPT|STYLE|NOSCRIPT|TEMPLATE|SVG)$/.test(name)) return;
+    if (name === 'BR') return void out.push('\n');
+    if (name === 'PRE') return void out.push('\n\n', node.textContent ?? '', '\n\n');
+    if (name === 'TD' || name === 'TH') out.push('\t');
+    const block = BLOCK.has(name);
+    if (block) out.push(name === 'P' || /^H\d$/.test(name) ? '\n\n' : '\n');
+    for (const child of node.childNodes) walk(child);
+    if (block) out.push(name === 'P' || /^H\d$/.test(name) ? '\n\n' : '\n');
+  };
+  walk((doc.body ?? doc.documentElement) as DomNode);
+  return out
+    .join('')
+    .split('\n')
+    .map((line) => line.replace(/[ \u00a0]+/g, ' ').replace(/^[ \t]+|[ \t]+$/g, ''))
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+export function extractPage(html: string, options: ExtractOptions): ExtractedPage {
+  const doc = parseDocument(html);
+  const base = baseUrlOf(doc, options.url);
+  const metadata = extractPageMetadata(doc, { url: options.url, baseUrl: base, contentLanguage: options.contentLanguage });
+  const links = documentLinks(doc, base);
+  const documentTitle = cleanText(doc.querySelector('title')?.textContent);
+  // Readability prefers a title from metadata; the dash rule below applies only to a bare <title>.
+  const titleFromTagOnly = !doc.querySelector(
+    'meta[property="og:title"], meta[name="twitter:title"], meta[property="twitter:title"], meta[name="dc.title" i], meta[name="parsely-title"], script[type="application/ld+json"]',
+  );
+  absolutize(doc, base);
+  flattenMath(doc);
+
+  let title: string | null = null;
+  let mainHtml: string | null = null;
+  if (options.onlyMainContent) {
+    const classesToPreserve = languageClasses(doc);
+    removeBanners(doc);
+    let article: { title?: string | null; content?: string | null; textContent?: string | null } | null = null;
+    try {
+      // Readability mutates the document; nothing below needs the untouched one.
+      article = new Readability(doc as never, { classesToPreserve }).parse();
+    } catch {
+      article = null;
+    }
+    title = titleFromTagOnly ? tidyTitle(cleanText(article?.title), documentTitle) : cleanText(article?.title);
+    if (article?.content && cleanText(article.textContent)) mainHtml = article.content;
+  }
+  if (mainHtml === null) {
+    // Whole page (or no article found): the body without scripts and styles, and, for main
+    // content, without navigation, headers, footers and cookie banners.
+    const fresh = options.onlyMainContent ? parseDocument(html) : doc;
+    if (fresh !== doc) {
+      absolutize(fresh, base);
+      flattenMath(fresh);
+    }
+    removeAll(fresh, NEVER_CONTENT);
+    if (options.onlyMainContent) removeAll(fresh, FURNITURE);
+    mainHtml = (fresh.querySelector('main, [role="main"]') && options.onlyMainContent ? fresh.querySelector('main, [role="main"]') : fresh.body)?.innerHTML ?? '';
+  }
+  title ??= metadata.title ?? documentTitle;
+
+  const content = options.format === 'html' ? mainHtml.trim() : options.format === 'text' ? htmlToText(mainHtml) : htmlToMarkdown(mainHtml);
+  return { title, content, links, metadata };
+}
