@@ -72,7 +72,7 @@ describe('MCP over streamable HTTP', () => {
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const keyless = await fetch(`${server.baseUrl}/mcp`, { method: 'POST', headers, body: JSON.stringify(init) });
     expect(keyless.status).toBe(401);
-    expect((await keyless.json()).error.code).toBe('UNAUTHORIZED');
+    expect(((await keyless.json()) as any).error.code).toBe('UNAUTHORIZED');
     const port = new URL(server.baseUrl).port;
     const { request } = await import('node:http');
     const status = await new Promise<number>((resolve, reject) => {

@@ -11,6 +11,7 @@ import { serveStdio } from '../surfaces/mcp/sdk.js';
 import { createToolSet } from '../surfaces/mcp/toolset.js';
 import { SERVER_IDENTITY } from '../surfaces/identity.js';
 import { runKeysCommand } from './keys.js';
+import { runDocsCommand } from './docs.js';
 
 const USAGE = `Usage:
   gleaner serve [--host 127.0.0.1] [--port 8080]   REST API under /v1 and MCP at /mcp
@@ -19,6 +20,7 @@ const USAGE = `Usage:
   gleaner keys list
   gleaner keys revoke <id>
   gleaner keys set-plan <id> <plan>
+  gleaner docs [--check]                           regenerate (or check) README's operation table and manifest.json's tools
 Plans: Free, Basic, Pro, Mega, Giga, Apex, Enterprise. Configuration: environment variables (see README).`;
 
 async function main(argv: string[]): Promise<number> {
@@ -44,6 +46,8 @@ async function main(argv: string[]): Promise<number> {
       return mcpStdio(config);
     case 'keys':
       return runKeysCommand(config, rest);
+    case 'docs':
+      return runDocsCommand(rest);
     default:
       process.stderr.write(`Unknown command "${command}".\n${USAGE}\n`);
       return 2;
