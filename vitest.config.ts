@@ -8,5 +8,6 @@ export default defineConfig({
     // Each file starts its own servers on loopback; two cores run two files at once.
     fileParallelism: true,
     maxWorkers: 2,
+    reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });

@@ -105,7 +105,9 @@ export class Gate {
       let charged = 0;
       if (held.reservation) {
         const actual = Math.max(0, Math.min(settleCost(operation.cost, input, result), held.reservation.amount));
-        ({ charged, balance } = await this.services.accounts.settle(held.reservation, actual));
+        // A fixed price settles to what was reserved: no second write to the store.
+        if (actual === held.reservation.amount && held.balance) ({ charged, balance } = { charged: actual, balance: held.balance });
+        else ({ charged, balance } = await this.services.accounts.settle(held.reservation, actual));
       }
       return { status: operation.http.successStatus ?? 200, body: result, headers: this.headers(rate, charged, balance), account };
     } catch (error) {

@@ -1,0 +1,87 @@
+/**
+ * The MCP tools as plain functions of (input, context): one tool per operation of the table, every
+ * call through the gate. Nothing here knows the MCP SDK; sdk.ts adapts this to it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { App } from '../../app.js';
+import { GleanerError, toGleanerError, type ErrorCode } from '../../errors.js';
+import { publicJob, type JobProgress } from '../../jobs/jobs.js';
+import { inputJsonSchema } from '../schema.js';
+
+export interface ToolDescriptor {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+}
+
+export interface ToolCallContext {
+  /** The key this call acts as (from the x-api-key header, or GLEANER_API_KEY in stdio). */
+  apiKey: string | undefined;
+  signal: AbortSignal;
+  /** Present when the client asked for progress notifications. */
+  progress?: (progress: JobProgress) => void;
+}
+
+export interface ToolOutcome {
+  isError: boolean;
+  /** The reply body, or the error envelope. */
+  body: unknown;
+  /** A one-line summary for the text content of an error. */
+  text?: string;
+}
+
+export interface ToolSet {
+  list(): ToolDescriptor[];
+  call(name: string, args: unknown, context: ToolCallContext): Promise<ToolOutcome>;
+}
+
+export function createToolSet(app: App): ToolSet {
+  const descriptors = app.operations.map<ToolDescriptor>((operation) => ({
+    name: operation.name,
+    title: operation.title,
+    description: operation.kind === 'job' ? `${operation.description} Waits up to ${app.config.GLEANER_MCP_WAIT_SECONDS} s for the job, then returns its result or its id for job_status.` : operation.description,
+    inputSchema: inputJsonSchema(operation),
+    annotations: {
+      title: operation.title,
+      readOnlyHint: operation.readOnly ?? true,
+      destructiveHint: false,
+      idempotentHint: operation.kind === 'sync',
+      openWorldHint: operation.openWorld ?? true,
+    },
+  }));
+
+  const failure = (error: GleanerError | { code: ErrorCode; message: string }, requestId: string): ToolOutcome => ({
+    isError: true,
+    body: { error: { code: error.code, message: error.message, requestId } },
+    text: `${error.code}: ${error.message}`,
+  });
+
+  return {
+    list: () => descriptors,
+    async call(name, args, context) {
+      const requestId = randomUUID();
+      const operation = app.gate.operation(name);
+      if (!operation) return failure(new GleanerError('NOT_FOUND', `No tool named "${name}".`), requestId);
+      try {
+        const result = await app.gate.call(operation, args, { apiKey: context.apiKey, requestId, signal: context.signal });
+        if (!result.job) return { isError: false, body: result.body };
+        const job = await app.services.jobs.waitFor(result.job.jobId, result.account.id, app.config.GLEANER_MCP_WAIT_SECONDS * 1000, context.progress);
+        if (job.status === 'completed') return { isError: false, body: publicJob(job) };
+        if (job.status === 'failed' && job.error) return failure(job.error, requestId);
+        return {
+          isError: false,
+          body: {
+            ...publicJob(job),
+            message: `The job is still ${job.status} after ${app.config.GLEANER_MCP_WAIT_SECONDS} s. Call job_status with jobId "${job.jobId}" to get its result.`,
+          },
+        };
+      } catch (thrown) {
+        const error = toGleanerError(thrown);
+        if (error.code === 'INTERNAL_ERROR') app.log.error({ err: thrown, requestId, tool: name }, 'internal error in tool call');
+        return failure(error, requestId);
+      }
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/** The REST routes, derived from the table of operations: canonical paths and their aliases. */
+import type { AnyOperation } from '../../operations/define.js';
+
+export interface Route {
+  method: 'GET' | 'POST';
+  path: string;
+  operation: AnyOperation;
+  canonical: boolean;
+  match(pathname: string): Record<string, string> | undefined;
+}
+
+function compile(path: string): (pathname: string) => Record<string, string> | undefined {
+  const names: string[] = [];
+  const pattern = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  const regex = new RegExp(`^${pattern}/?$`);
+  return (pathname) => {
+    const found = regex.exec(pathname);
+    if (!found) return undefined;
+    return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(found[i + 1])]));
+  };
+}
+
+export function buildRoutes(operations: AnyOperation[]): Route[] {
+  const routes: Route[] = [];
+  for (const operation of operations) {
+    const { method, path, aliases = [], alsoGet } = operation.http;
+    const methods: Array<'GET' | 'POST'> = alsoGet && method === 'POST' ? ['POST', 'GET'] : [method];
+    for (const [index, p] of [path, ...aliases].entries()) {
+      for (const m of methods) routes.push({ method: m, path: p, operation, canonical: index === 0, match: compile(p) });
+    }
+  }
+  return routes;
+}
