@@ -24,7 +24,7 @@ export interface TestResponse {
   body: any;
 }
 
-export interface TestServerOptions extends Pick<AppOptions, 'clock' | 'operations'> {
+export interface TestServerOptions extends Pick<AppOptions, 'clock' | 'operations' | 'resolver'> {
   env?: Record<string, string>;
   /** Reuse a data folder (to test restarts). */
   dataDir?: string;
@@ -33,7 +33,7 @@ export interface TestServerOptions extends Pick<AppOptions, 'clock' | 'operation
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-test-'));
   const config = loadConfig({ GLEANER_DATA_DIR: dataDir, GLEANER_LOG_LEVEL: 'silent', ...options.env });
-  const app = await createApp(config, { logger: silentLogger, clock: options.clock, operations: options.operations });
+  const app = await createApp(config, { logger: silentLogger, clock: options.clock, operations: options.operations, resolver: options.resolver });
   const server = await startHttpServer(app, { host: '127.0.0.1', port: 0 });
   const baseUrl = server.url;
   return {

@@ -43,7 +43,7 @@ export function pagePath(n: number): string {
   return n === 1 ? '/' : `/page/${n}`;
 }
 
-function pageHtml(n: number, total: number, extras: boolean): string {
+function pageHtml(n: number, total: number, extras: boolean, host: string): string {
   const links = [n + 1, 2 * n, 2 * n + 1].filter((m) => m <= total).map((m) => `<li><a href="${pagePath(m)}">Page ${m}</a></li>`);
   const special = extras && n === 1
     ? ['/legacy', '/file.bin', '/slow', '/fail', '/missing', '/redirect/2', '/redirect/3'].map((p) => `<li><a href="${p}">${p}</a></li>`).join('')
@@ -53,12 +53,12 @@ function pageHtml(n: number, total: number, extras: boolean): string {
 <meta name="description" content="Description of page ${n}">
 <script>window.tracking = "do not include this";</script><style>body { color: red }</style></head>
 <body>
-<nav><a href="/">Home</a> <a href="/about#team">About us</a></nav>
+<nav><a href="/">Home</a> <a href="HTTP://${host}/#top">Top</a></nav>
 <div id="cookie-banner">We use cookies. Accept?</div>
 <article>
 <h1>Page ${n}</h1>
 <p>This is the body of page number ${n}. It talks about topic ${n % 7} in several sentences, so that main content extraction has something to find here.</p>
-<p>A second paragraph for page ${n} with a <a href="${pagePath(n)}#section">link to itself</a>, a <a href="/page//${n}">doubled slash</a> and a <a href="http://elsewhere.example/">link off the site</a>.</p>
+<p>A second paragraph for page ${n} with a <a href="${pagePath(n)}#section">link to itself</a>, ${n > 1 ? `a <a href="/page//${n}">doubled slash</a>, ` : ''}and a <a href="http://elsewhere.example/">link off the site</a>.</p>
 <ul>${links.join('')}<li><a href="/private/${n}">private ${n}</a></li>${special}</ul>
 </article>
 <footer>Footer text of the fixture site</footer>
@@ -135,9 +135,13 @@ export async function startFixtureSite(options: FixtureSiteOptions): Promise<Fix
       return send(200, 'application/x-gzip', zlib.gzipSync(urlset(i * 100 + 1, Math.min(listed, i * 100 + 100))));
     }
 
+    if (p === '/page/1') {
+      res.writeHead(301, { location: '/' });
+      return res.end();
+    }
     const page = p === '/' ? 1 : Number(p.match(/^\/page\/(\d+)$/)?.[1] ?? NaN);
     if (Number.isInteger(page) && page >= 1 && page <= total) {
-      const body = pageHtml(page, total, options.extras ?? false);
+      const body = pageHtml(page, total, options.extras ?? false, String(host).toUpperCase());
       const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
       const answer = () =>
         gzip ? send(200, 'text/html; charset=utf-8', zlib.gzipSync(body), { 'content-encoding': 'gzip' }) : send(200, 'text/html; charset=utf-8', body);
