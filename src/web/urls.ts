@@ -15,7 +15,8 @@ export function normalizeUrl(input: string, base?: string | URL): string | null 
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
   url.hash = '';
   url.pathname = url.pathname.replace(/\/{2,}/g, '/');
-  if (url.search === '?') url.search = '';
+  // A bare "?" reads as an empty search; setting it drops the question mark.
+  if (!url.search) url.search = '';
   url.username = '';
   url.password = '';
   return url.toString();

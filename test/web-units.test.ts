@@ -1,0 +1,116 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import http from 'node:http';
+import zlib from 'node:zlib';
+import { createHmac } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { parseRobots } from '../src/web/robots.js';
+import { parseSitemap } from '../src/web/sitemap.js';
+import { normalizeUrl, sameSite, siteOf, looksLikePage } from '../src/web/urls.js';
+import { deliverWebhook, signWebhook, webhookSecret } from '../src/jobs/webhook.js';
+import { openStore } from '../src/store/store.js';
+import { HttpClient } from '../src/net/http.js';
+
+describe('URL normalisation', () => {
+  it('lower-cases scheme and host, drops default ports, fragments and duplicate slashes', () => {
+    expect(normalizeUrl('HTTP://Example.COM:80//a//b/?#frag')).toBe('http://example.com/a/b/');
+    expect(normalizeUrl('https://example.com:443/x?b=2&a=1#y')).toBe('https://example.com/x?b=2&a=1');
+    expect(normalizeUrl('../c', 'https://example.com/a/b/')).toBe('https://example.com/a/c');
+    expect(normalizeUrl('mailto:x@example.com')).toBeNull();
+    expect(normalizeUrl('ftp://example.com/')).toBeNull();
+    expect(siteOf('https://www.Example.com/a')).toBe('example.com');
+    expect(sameSite('http://example.com/x', 'example.com')).toBe(true);
+    expect(sameSite('http://sub.example.com/x', 'example.com')).toBe(false);
+    expect(looksLikePage('https://example.com/report.pdf')).toBe(false);
+    expect(looksLikePage('https://example.com/article')).toBe(true);
+  });
+});
+
+describe('robots.txt', () => {
+  const robots = parseRobots(
+    [
+      'User-agent: *',
+      'Disallow: /private/',
+      'Allow: /private/open$',
+      'Disallow: /*.json$',
+      'Crawl-delay: 2',
+      '',
+      'User-agent: OtherBot',
+      'Disallow: /',
+      'Sitemap: https://example.com/sitemap.xml',
+    ].join('\n'),
+  );
+
+  it('applies the longest match, Allow on ties, * and $ patterns', () => {
+    expect(robots.allowed('https://example.com/')).toBe(true);
+    expect(robots.allowed('https://example.com/private/x')).toBe(false);
+    expect(robots.allowed('https://example.com/private/open')).toBe(true);
+    expect(robots.allowed('https://example.com/private/open/more')).toBe(false);
+    expect(robots.allowed('https://example.com/data/file.json')).toBe(false);
+    expect(robots.allowed('https://example.com/data/file.json?x=1')).toBe(true);
+    expect(robots.sitemaps).toEqual(['https://example.com/sitemap.xml']);
+    expect(robots.crawlDelayMs).toBe(2000);
+  });
+
+  it('uses the group that names Gleaner over *', () => {
+    const own = parseRobots('User-agent: *\nDisallow: /\n\nUser-agent: Gleaner\nDisallow: /admin');
+    expect(own.allowed('https://example.com/page')).toBe(true);
+    expect(own.allowed('https://example.com/admin/x')).toBe(false);
+  });
+});
+
+describe('sitemaps', () => {
+  it('reads url sets, indexes, gzip and text sitemaps', () => {
+    const set = '<?xml version="1.0"?><urlset><url><loc>https://example.com/a?x=1&amp;y=2</loc></url><url><loc><![CDATA[https://example.com/b]]></loc></url></urlset>';
+    expect(parseSitemap(Buffer.from(set))).toEqual({ kind: 'urlset', locations: ['https://example.com/a?x=1&y=2', 'https://example.com/b'] });
+    const index = '<sitemapindex><sitemap><loc>https://example.com/s1.xml.gz</loc></sitemap></sitemapindex>';
+    expect(parseSitemap(zlib.gzipSync(index))).toEqual({ kind: 'index', locations: ['https://example.com/s1.xml.gz'] });
+    expect(parseSitemap(Buffer.from('https://example.com/x\nnot a url\nhttps://example.com/y\n')).locations).toEqual(['https://example.com/x', 'https://example.com/y']);
+  });
+});
+
+describe('webhooks', () => {
+  it('generates one secret and keeps it in the store; the configured one wins', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-webhook-'));
+    const store = await openStore({ dataDir: dir });
+    const first = await webhookSecret(store, undefined);
+    expect(first).toMatch(/^[0-9a-f]{64}$/);
+    expect(await webhookSecret(store, undefined)).toBe(first);
+    expect(await webhookSecret(store, 'configured-secret-value')).toBe('configured-secret-value');
+    await store.close();
+  });
+
+  it('signs `<timestamp>.<body>` and retries a failing receiver with the same delivery id', async () => {
+    const seen: Array<{ status: number; headers: http.IncomingHttpHeaders; body: string }> = [];
+    const receiver = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const status = seen.length === 0 ? 503 : 200;
+        seen.push({ status, headers: req.headers, body: Buffer.concat(chunks).toString() });
+        res.statusCode = status;
+        res.end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const client = new HttpClient({ overrides: [], allowPrivate: true });
+    const ok = await deliverWebhook({ http: client, secret: 's3cret', url, payload: { jobId: 'job_1', status: 'completed', result: { pages: [] } }, baseDelayMs: 10 });
+    expect(ok).toBe(true);
+    expect(seen.map((s) => s.status)).toEqual([503, 200]);
+    const last = seen[1];
+    const ts = Number(last.headers['x-gleaner-timestamp']);
+    expect(last.headers['x-gleaner-signature']).toBe(`sha256=${createHmac('sha256', 's3cret').update(`${ts}.${last.body}`).digest('hex')}`);
+    expect(signWebhook('s3cret', ts, last.body)).toBe(last.headers['x-gleaner-signature']);
+    expect(seen[0].headers['x-gleaner-delivery']).toBe(last.headers['x-gleaner-delivery']);
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    await client.close();
+  });
+
+  it('does not deliver to a blocked address when the guard is on', async () => {
+    const client = new HttpClient({ overrides: [] });
+    expect(await deliverWebhook({ http: client, secret: 's', url: 'http://127.0.0.1:9/hook', payload: {}, baseDelayMs: 1 })).toBe(false);
+  });
+});
