@@ -1,4 +1,6 @@
 /** `npm run bench`: every benchmark, printing figures (nothing here asserts a time). */
 import { benchGate } from './gate.js';
+import { benchWeb } from './web.js';
 
 await benchGate();
+await benchWeb();

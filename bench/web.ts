@@ -1,0 +1,67 @@
+/**
+ * Web benchmarks: a recursive crawl of a generated 500-page site with 50 ms latency a page, by
+ * Gleaner and by Crawlee's CheerioCrawler at the same concurrency (each in its own process, for
+ * peak RSS), beside the latency bound (pages x latency / concurrency); then scrape conversion
+ * (HTML to markdown, main content) over the real fixture pages.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { startFixtureSite, REAL_PAGES_DIR } from '../test/support/fixture-site.js';
+import { extractPage } from '../src/web/extract.js';
+
+const run = promisify(execFile);
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+const PAGES = 500;
+const LATENCY_MS = 50;
+const CONCURRENCY = 8;
+
+async function crawlIn(which: 'gleaner' | 'crawlee', origin: string) {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', path.join(here, 'web-crawl-child.ts'), which, origin, String(CONCURRENCY), String(PAGES)], {
+    maxBuffer: 16 * 1024 * 1024,
+    env: { ...process.env, CRAWLEE_LOG_LEVEL: 'OFF', CRAWLEE_PERSIST_STORAGE: 'false' },
+  });
+  const line = stdout.trim().split('\n').filter((l) => l.startsWith('{')).pop();
+  return JSON.parse(line ?? '{}') as { pages: number; wallMs: number; peakRssMB: number };
+}
+
+export async function benchWeb(): Promise<void> {
+  console.log(`\nweb crawl: ${PAGES}-page fixture site, ${LATENCY_MS} ms latency a page, concurrency ${CONCURRENCY}`);
+  const bound = (PAGES * LATENCY_MS) / CONCURRENCY;
+  console.log(`  latency bound (pages x latency / concurrency): ${bound.toFixed(0)} ms (${((PAGES / bound) * 1000).toFixed(1)} pages/s)`);
+  for (const which of ['gleaner', 'crawlee'] as const) {
+    const site = await startFixtureSite({ pages: PAGES, sitemap: 'none', latencyMs: LATENCY_MS });
+    try {
+      const result = await crawlIn(which, site.origin);
+      const label = which === 'gleaner' ? 'Gleaner crawl (markdown)     ' : 'Crawlee CheerioCrawler (text)';
+      console.log(
+        `  ${label}: ${result.pages} pages in ${result.wallMs.toFixed(0)} ms = ${((result.pages / result.wallMs) * 1000).toFixed(1)} pages/s, ` +
+          `${(result.wallMs / bound).toFixed(2)}x the bound, peak RSS ${result.peakRssMB.toFixed(0)} MB, ${site.requests.length} requests`,
+      );
+    } catch (error) {
+      console.log(`  ${which}: failed: ${(error as Error).message.split('\n')[0]}`);
+    } finally {
+      await site.close();
+    }
+  }
+
+  const names = fs.readdirSync(REAL_PAGES_DIR).filter((n) => fs.existsSync(path.join(REAL_PAGES_DIR, n, 'source.html')));
+  const pages = names.map((n) => ({ name: n, html: fs.readFileSync(path.join(REAL_PAGES_DIR, n, 'source.html'), 'utf8') }));
+  const bytes = pages.reduce((sum, p) => sum + Buffer.byteLength(p.html), 0);
+  for (const p of pages) extractPage(p.html, { url: `https://example.com/${p.name}/`, format: 'markdown', onlyMainContent: true });
+  const rounds = 3;
+  const started = performance.now();
+  for (let round = 0; round < rounds; round++) {
+    for (const p of pages) extractPage(p.html, { url: `https://example.com/${p.name}/`, format: 'markdown', onlyMainContent: true });
+  }
+  const ms = performance.now() - started;
+  const converted = pages.length * rounds;
+  console.log(
+    `\nscrape conversion (main content to markdown): ${pages.length} real pages (${(bytes / pages.length / 1024).toFixed(0)} KB average), ` +
+      `${((converted / ms) * 1000).toFixed(1)} pages/s, ${((bytes * rounds) / 1024 / 1024 / (ms / 1000)).toFixed(1)} MB/s of HTML`,
+  );
+}
