@@ -14,6 +14,7 @@ import { Gate } from './gate/gate.js';
 import { OPERATIONS } from './operations/table.js';
 import type { AnyOperation } from './operations/define.js';
 import type { Services } from './operations/services.js';
+import { openAiChatModel } from './ai/openai-chat.js';
 
 export interface App {
   config: Config;
@@ -47,7 +48,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     perHostConcurrency: config.GLEANER_HOST_CONCURRENCY,
     resolver: options.resolver,
   });
-  const services: Services = { config, store, accounts, jobs, http, log };
+  const chat = config.GLEANER_LLM_URL
+    ? openAiChatModel(http, { baseUrl: config.GLEANER_LLM_URL, apiKey: config.GLEANER_LLM_API_KEY, model: config.GLEANER_LLM_MODEL })
+    : undefined;
+  const services: Services = { config, store, accounts, jobs, http, log, chat };
   const rate = new RateLimiter();
   const operations = options.operations ?? OPERATIONS;
   const gate = new Gate(services, rate, operations);

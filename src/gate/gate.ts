@@ -12,12 +12,15 @@ import { publicJob, type JobProgress, type JobRecord } from '../jobs/jobs.js';
 import { reserveCost, settleCost, type AnyOperation, type OperationContext } from '../operations/define.js';
 import type { Services } from '../operations/services.js';
 import { describeIssues } from './validation.js';
+import type { ChatModel } from '../ai/chat.js';
 
 export interface CallOptions {
   apiKey: string | undefined;
   requestId?: string;
   signal?: AbortSignal;
   onProgress?: (progress: JobProgress) => void;
+  /** The MCP client's model, when the call came over MCP from a client that offers sampling. */
+  sampling?: ChatModel;
 }
 
 export interface CallResult {
@@ -33,6 +36,7 @@ export interface CallResult {
 
 export class Gate {
   private readonly byName: Map<string, AnyOperation>;
+  private readonly samplers = new Map<string, ChatModel>();
 
   constructor(
     private readonly services: Services,
@@ -69,13 +73,8 @@ export class Gate {
     }
 
     const input = this.parseInput(operation, rawInput);
-    if (operation.check) {
-      try {
-        await operation.check(input, this.services);
-      } catch (error) {
-        throw toGleanerError(error);
-      }
-    }
+    const signal = options.signal ?? new AbortController().signal;
+    await operation.check?.(input, { account, services: this.services, sampling: options.sampling, signal });
 
     const rate = await this.rate.take(account.id, account.plan);
     const held = new HeldCredits(this.services.accounts, account.id);
@@ -92,6 +91,8 @@ export class Gate {
           input,
           meta: reservation ? { reservation, requestId } : { requestId },
         });
+        // A client's model lives only as long as its session: it is lent to the job in memory.
+        if (options.sampling) this.samplers.set(job.jobId, options.sampling);
         return {
           status: operation.http.successStatus ?? 202,
           body: { ...publicJob(job), message: `Job started. Poll GET /v1/jobs/${job.jobId} every 2 to 5 seconds until it is completed or failed.` },
@@ -125,11 +126,12 @@ export class Gate {
   private context(
     account: AccountRecord,
     requestId: string,
-    options: Pick<CallOptions, 'signal' | 'onProgress'>,
+    options: Pick<CallOptions, 'signal' | 'onProgress' | 'sampling'>,
     held: HeldCredits,
     jobId?: string,
   ): OperationContext {
     return {
+      sampling: options.sampling,
       account,
       requestId,
       jobId,
@@ -148,7 +150,8 @@ export class Gate {
       if (!operation) throw new GleanerError('INTERNAL_ERROR', `This server no longer has the operation "${job.operation}".`);
       const account = await this.services.accounts.get(job.ownerId);
       const requestId = String(job.meta.requestId ?? job.jobId);
-      const result = await operation.run(job.input, this.context(account, requestId, { onProgress: report }, held, job.jobId));
+      const sampling = this.samplers.get(job.jobId);
+      const result = await operation.run(job.input, this.context(account, requestId, { onProgress: report, sampling }, held, job.jobId));
       if (held.reservation) {
         const actual = Math.max(0, Math.min(settleCost(operation.cost, job.input, result), held.reservation.amount));
         await this.services.accounts.settle(held.reservation, actual);
@@ -157,6 +160,8 @@ export class Gate {
     } catch (error) {
       await held.releaseAll();
       throw error;
+    } finally {
+      this.samplers.delete(job.jobId);
     }
   }
 

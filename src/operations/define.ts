@@ -7,6 +7,7 @@ import type { PlanName } from '../accounts/plans.js';
 import type { AccountRecord } from '../accounts/accounts.js';
 import type { Logger } from '../log.js';
 import type { Services } from './services.js';
+import type { ChatModel } from '../ai/chat.js';
 
 export interface OperationContext {
   account: AccountRecord;
@@ -25,7 +26,12 @@ export interface OperationContext {
    * cost may then go up to everything reserved; a failure releases it all.
    */
   reserveCredits: (amount: number) => Promise<void>;
+  /** The connected MCP client's model, when the call came over MCP from a client that offers sampling. */
+  sampling?: ChatModel;
 }
+
+/** What a pre-flight check sees: enough to refuse a call before anything is charged or queued. */
+export type CheckContext = Pick<OperationContext, 'account' | 'services' | 'sampling' | 'signal'>;
 
 /**
  * Credits an operation costs. A number is a fixed price. Otherwise `reserve` is taken before the
@@ -62,11 +68,10 @@ export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
   readOnly?: boolean;
   openWorld?: boolean;
   /**
-   * Checks that need the services (e.g. the SSRF guard on a URL, which depends on configuration and
-   * DNS). The gate runs it after the input parses and before any rate token or credit is taken, so
-   * a refusal here charges nothing and a job is never started for it.
+   * Refuses a call before it is charged or queued (a job's bad webhook URL, a missing provider).
+   * Throw a GleanerError; returning means go on.
    */
-  check?: (input: z.output<S>, services: Services) => Promise<void>;
+  check?: (input: z.output<S>, ctx: CheckContext) => Promise<void>;
   run: (input: z.output<S>, ctx: OperationContext) => Promise<O>;
 }
 

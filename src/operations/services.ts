@@ -5,6 +5,7 @@ import type { Accounts } from '../accounts/accounts.js';
 import type { Jobs } from '../jobs/jobs.js';
 import type { HttpClient } from '../net/http.js';
 import type { Logger } from '../log.js';
+import type { ChatModel } from '../ai/chat.js';
 
 export interface Services {
   config: Config;
@@ -13,4 +14,6 @@ export interface Services {
   jobs: Jobs;
   http: HttpClient;
   log: Logger;
+  /** The configured language model (GLEANER_LLM_URL), when there is one. */
+  chat?: ChatModel;
 }

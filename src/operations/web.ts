@@ -82,9 +82,10 @@ export const webCrawl = defineOperation({
   kind: 'job',
   readOnly: true,
   openWorld: true,
-  async check(input, services) {
-    await services.http.assertAllowed(input.url);
-    if (input.webhook) await services.http.assertAllowed(input.webhook);
+  // The SSRF guard on the start and webhook URLs before anything is charged or queued.
+  async check(input, ctx) {
+    await ctx.services.http.assertAllowed(input.url);
+    if (input.webhook) await ctx.services.http.assertAllowed(input.webhook);
   },
   async run(input, ctx) {
     if (input.webhook) scheduleWebhook(input.webhook, ctx);

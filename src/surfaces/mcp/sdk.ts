@@ -7,8 +7,37 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, CreateMessageResultSchema, ListToolsRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolSet } from './toolset.js';
+import type { ChatModel, ChatRequest } from '../../ai/chat.js';
+
+type SendRequest = (request: { method: 'sampling/createMessage'; params: Record<string, unknown> }, schema: typeof CreateMessageResultSchema) => Promise<{ content: unknown }>;
+
+/** The client's own model through MCP sampling (sampling/createMessage on the tool call's stream). */
+function samplingModel(sendRequest: SendRequest): ChatModel {
+  return {
+    name: 'mcp-sampling',
+    async complete(request: ChatRequest) {
+      const schemaNote = request.schema
+        ? `\n\nAnswer with one JSON value only, no prose and no code fence, that validates against this JSON Schema:\n${JSON.stringify(request.schema)}`
+        : '';
+      const result = await sendRequest(
+        {
+          method: 'sampling/createMessage',
+          params: {
+            systemPrompt: request.system,
+            messages: [{ role: 'user', content: { type: 'text', text: `${request.prompt}${schemaNote}` } }],
+            maxTokens: request.maxTokens ?? 2_000,
+            includeContext: 'none',
+          },
+        },
+        CreateMessageResultSchema,
+      );
+      const content = Array.isArray(result.content) ? result.content : [result.content];
+      return content.map((part) => (part && typeof part === 'object' && 'text' in part ? String((part as { text: unknown }).text) : '')).join('');
+    },
+  };
+}
 
 export interface ServerIdentity {
   name: string;
@@ -25,7 +54,9 @@ function createSdkServer(identity: ServerIdentity, tools: ToolSet, apiKeyOf: (he
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list() }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const progressToken = request.params._meta?.progressToken;
+    const canSample = Boolean(server.getClientCapabilities()?.sampling);
     const outcome = await tools.call(request.params.name, request.params.arguments ?? {}, {
+      sampling: canSample ? samplingModel(extra.sendRequest as unknown as SendRequest) : undefined,
       apiKey: apiKeyOf(extra.requestInfo?.headers as Record<string, unknown> | undefined),
       signal: extra.signal,
       progress:

@@ -7,6 +7,7 @@ import type { App } from '../../app.js';
 import { GleanerError, toGleanerError, type ErrorCode } from '../../errors.js';
 import { publicJob, type JobProgress } from '../../jobs/jobs.js';
 import { inputJsonSchema } from '../schema.js';
+import type { ChatModel } from '../../ai/chat.js';
 
 export interface ToolDescriptor {
   name: string;
@@ -22,6 +23,8 @@ export interface ToolCallContext {
   signal: AbortSignal;
   /** Present when the client asked for progress notifications. */
   progress?: (progress: JobProgress) => void;
+  /** The client's model, when it offers sampling. */
+  sampling?: ChatModel;
 }
 
 export interface ToolOutcome {
@@ -65,7 +68,7 @@ export function createToolSet(app: App): ToolSet {
       const operation = app.gate.operation(name);
       if (!operation) return failure(new GleanerError('NOT_FOUND', `No tool named "${name}".`), requestId);
       try {
-        const result = await app.gate.call(operation, args, { apiKey: context.apiKey, requestId, signal: context.signal });
+        const result = await app.gate.call(operation, args, { apiKey: context.apiKey, requestId, signal: context.signal, sampling: context.sampling });
         if (!result.job) return { isError: false, body: result.body };
         const job = await app.services.jobs.waitFor(result.job.jobId, result.account.id, app.config.GLEANER_MCP_WAIT_SECONDS * 1000, context.progress);
         if (job.status === 'completed') return { isError: false, body: publicJob(job) };

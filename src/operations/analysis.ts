@@ -1,0 +1,94 @@
+import { z } from 'zod';
+import { defineOperation, type CheckContext, type OperationContext } from './define.js';
+import { handlerFor, URL_HANDLERS } from './url-handlers.js';
+import { GleanerError, isGleanerError } from '../errors.js';
+import { analyzeVideo } from '../ai/analyze.js';
+import { schemaProblem } from '../ai/json-schema.js';
+import type { ChatModel } from '../ai/chat.js';
+import type { Metadata, TranscriptResponse } from '../platforms/types.js';
+
+const input = z
+  .object({
+    url: z.url({ protocol: /^https?$/ }).describe('The video: a URL of any supported platform, or a direct video file'),
+    prompt: z.string().min(1).max(1000).optional().describe('What to find out about the video (up to 1,000 characters)'),
+    schema: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('A JSON Schema object the result must follow')
+      .superRefine((schema, ctx) => {
+        const problem = schema === undefined ? undefined : schemaProblem(schema);
+        if (problem) ctx.addIssue({ code: 'custom', message: `is not a valid JSON Schema: ${problem}` });
+      }),
+  })
+  .refine((value) => value.prompt !== undefined || value.schema !== undefined, {
+    message: 'give a prompt, a schema, or both',
+    path: ['prompt'],
+  });
+
+/**
+ * The model that answers: the configured endpoint when there is one (the operator chose it, and it
+ * supports structured output), else the MCP client's own model through sampling.
+ */
+function modelFor(ctx: CheckContext | OperationContext): ChatModel | undefined {
+  return ctx.services.chat ?? ctx.sampling;
+}
+
+export const videoAnalysis = defineOperation({
+  name: 'video_analysis',
+  title: 'Analyse a video with AI',
+  description:
+    'Applies a prompt and/or a JSON Schema to a video (any supported platform or a direct file): gathers its transcript and metadata and asks a language model, returning data that follows the schema. Runs as a job. Pro plan and above; 5 credits (plus the AI transcript minutes when the video has no captions).',
+  http: { method: 'POST', path: '/v1/video/analysis' },
+  input,
+  plan: 'Pro',
+  cost: { reserve: () => 5, settle: (_input, result: { creditsUsed: number }) => result.creditsUsed },
+  kind: 'job',
+  openWorld: true,
+  async check(value, ctx) {
+    if (!handlerFor(new URL(value.url))) {
+      throw new GleanerError('UNSUPPORTED_URL', `No supported platform for ${value.url}. Supported: ${URL_HANDLERS.map((h) => h.platform).join(', ')}.`);
+    }
+    if (!modelFor(ctx)) {
+      throw new GleanerError(
+        'NOT_CONFIGURED',
+        'No language model is available: set GLEANER_LLM_URL (and GLEANER_LLM_API_KEY, GLEANER_LLM_MODEL) to an OpenAI-compatible endpoint, or call this tool over MCP from a client that supports sampling.',
+      );
+    }
+  },
+  async run(value, ctx) {
+    const model = modelFor(ctx);
+    if (!model) throw new GleanerError('NOT_CONFIGURED', 'The language model that was available when the job was submitted is gone (the MCP session closed or the server restarted).');
+    const url = new URL(value.url);
+    const handler = handlerFor(url)!;
+    let extraCredits = 0;
+    const counted: OperationContext = {
+      ...ctx,
+      reserveCredits: async (amount) => {
+        await ctx.reserveCredits(amount);
+        extraCredits += amount;
+      },
+    };
+    ctx.progress(0, 3, 'reading metadata');
+    const metadata: Metadata | null = handler.metadata ? await handler.metadata(url, counted).catch(soft) : null;
+    ctx.progress(1, 3, 'reading the transcript');
+    const transcript: TranscriptResponse | null = handler.transcript ? await handler.transcript(url, { timestamps: true }, counted).catch(soft) : null;
+    if (!metadata && !transcript) throw new GleanerError('TRANSCRIPT_UNAVAILABLE', `Neither a transcript nor metadata could be read for ${value.url}.`);
+    ctx.progress(2, 3, `asking ${model.name}`);
+    const analysis = await analyzeVideo(model, {
+      prompt: value.prompt,
+      schema: value.schema,
+      metadata,
+      transcript,
+      contextChars: ctx.services.config.GLEANER_LLM_CONTEXT_CHARS,
+      signal: ctx.signal,
+    });
+    ctx.progress(3, 3, 'done');
+    return { ...analysis, url: value.url, creditsUsed: 5 + extraCredits };
+  },
+});
+
+/** A part the analysis can do without (no captions, metadata blocked) becomes null; other failures stand. */
+function soft(error: unknown): null {
+  if (isGleanerError(error) && ['TRANSCRIPT_UNAVAILABLE', 'NOT_CONFIGURED', 'CONTENT_UNAVAILABLE'].includes(error.code)) return null;
+  throw error;
+}

@@ -1,0 +1,91 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './helpers/server.js';
+import { openStore } from '../src/store/store.js';
+import { Accounts } from '../src/accounts/accounts.js';
+
+function hasRedis(): boolean {
+  try {
+    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('the default store', () => {
+  it('is SQLite in the data folder, and keeps keys and credits across restarts', async () => {
+    let server: TestServer = await startTestServer();
+    expect(server.app.services.store.kind).toBe('sqlite');
+    expect(server.app.services.store.location.startsWith(server.dataDir)).toBe(true);
+    const { account, apiKey } = await server.app.services.accounts.create({ plan: 'Free' });
+    await server.app.services.accounts.reserve(account.id, 7);
+    const dataDir = server.dataDir;
+    await server.close();
+    server = await startTestServer({ dataDir });
+    const me = await server.request('GET', '/v1/me', { apiKey });
+    expect(me.body).toMatchObject({ id: account.id, credits: 93 });
+    await server.close();
+  });
+});
+
+// Redis comes from Debian's redis-server (installed by .ci/run); a machine without it skips this part.
+describe.skipIf(!hasRedis())('a shared Redis store', () => {
+  let redis: ChildProcess;
+  let url: string;
+  beforeAll(async () => {
+    const port = await freePort();
+    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'pipe' });
+    await new Promise<void>((resolve) => redis.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('Ready to accept') && resolve()));
+    url = `redis://127.0.0.1:${port}`;
+  });
+  afterAll(async () => {
+    redis.kill();
+    await once(redis, 'exit');
+  });
+
+  it('two servers sharing it never spend a credit twice', async () => {
+    const a = await startTestServer({ env: { GLEANER_STORE_URL: url } });
+    const b = await startTestServer({ env: { GLEANER_STORE_URL: url } });
+    try {
+      expect(a.app.services.store.kind).toBe('redis');
+      const { account, apiKey } = await a.app.services.accounts.create({ plan: 'Enterprise', monthlyCredits: 50 });
+      // Two processes' worth of accounts objects, each with its own in-process lock: only Redis serialises them.
+      const results = await Promise.allSettled(
+        Array.from({ length: 120 }, (_, i) => (i % 2 ? a : b).app.services.accounts.reserve(account.id, 1)),
+      );
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(50);
+      const me = await b.request('GET', '/v1/me', { apiKey });
+      expect(me.body.credits).toBe(0);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('a third process opening the same Redis sees the same accounts', async () => {
+    const store = await openStore({ dataDir: '/nonexistent', storeUrl: url });
+    try {
+      const accounts = new Accounts(store);
+      const { apiKey } = await accounts.create({ plan: 'Basic' });
+      const server = await startTestServer({ env: { GLEANER_STORE_URL: url } });
+      try {
+        expect((await server.request('GET', '/v1/me', { apiKey })).body.plan).toBe('Basic');
+      } finally {
+        await server.close();
+      }
+    } finally {
+      await store.close();
+    }
+  });
+});
