@@ -37,7 +37,13 @@ export async function startChatServer(): Promise<ChatServer> {
     const call = { ...body, authorization: req.headers.authorization };
     calls.push(call);
     const reply = replies.length > 1 ? replies.shift()! : replies[0];
-    const content = typeof reply === 'function' ? reply(call) : (reply ?? '');
+    let content: string;
+    try {
+      content = typeof reply === 'function' ? reply(call) : (reply ?? '');
+    } catch (error) {
+      res.writeHead(500).end(JSON.stringify({ error: { message: `test reply failed: ${(error as Error).message}` } }));
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ id: `chatcmpl-${calls.length}`, object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] }));
   });
