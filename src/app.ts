@@ -47,6 +47,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     defaultTimeoutMs: config.GLEANER_HTTP_TIMEOUT_MS,
     perHostConcurrency: config.GLEANER_HOST_CONCURRENCY,
     resolver: options.resolver,
+    proxyUrl: config.GLEANER_PROXY_URL,
   });
   const chat = config.GLEANER_LLM_URL
     ? openAiChatModel(http, { baseUrl: config.GLEANER_LLM_URL, apiKey: config.GLEANER_LLM_API_KEY, model: config.GLEANER_LLM_MODEL })

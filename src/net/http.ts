@@ -18,7 +18,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';
-import { request, type Dispatcher, type Agent } from 'undici';
+import { request, ProxyAgent, type Dispatcher, type Agent } from 'undici';
 import Bottleneck from 'bottleneck';
 import type { UpstreamOverride } from '../config.js';
 import { GleanerError } from '../errors.js';
@@ -86,6 +86,12 @@ export interface HttpClientOptions {
   perHostConcurrency?: number;
   /** First retry delay; doubles each time, with jitter. */
   retryBaseMs?: number;
+  /**
+   * GLEANER_PROXY_URL: every request to the outside world goes through this proxy, except to
+   * overridden hosts and operator-configured endpoints (trustedOrigins). The guard then checks the
+   * resolved address itself before the request, since the proxy makes the connection.
+   */
+  proxyUrl?: string;
 }
 
 /** Longest Retry-After honoured; a site asking for more gets its error back instead. */
@@ -106,8 +112,10 @@ export class HttpClient {
   private readonly resolver: Resolver;
   private readonly hosts: Bottleneck.Group;
   private readonly trusted: Set<string>;
+  private readonly proxyAgent?: ProxyAgent;
 
   constructor(private readonly options: HttpClientOptions) {
+    if (options.proxyUrl) this.proxyAgent = new ProxyAgent({ uri: options.proxyUrl, connectTimeout: options.connectTimeoutMs ?? 10_000 });
     this.resolver = options.resolver ?? systemResolver;
     const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
     this.guardedAgent = createAgent({ guarded: true, resolver: this.resolver, connectTimeoutMs });
@@ -179,12 +187,18 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.guardedAgent.close(), this.openAgent.close()]);
+    await Promise.all([this.guardedAgent.close(), this.openAgent.close(), this.proxyAgent?.close()]);
   }
 
   private guarded(url: URL, guard: boolean | undefined): boolean {
     if (guard === false || this.options.allowPrivate) return false;
     if (this.trusted.has(url.origin)) return false;
+    return !applyOverride(url, this.options.overrides).overridden;
+  }
+
+  /** True when a request to `url` goes through the configured proxy. */
+  private proxied(url: URL): boolean {
+    if (!this.proxyAgent || this.trusted.has(url.origin)) return false;
     return !applyOverride(url, this.options.overrides).overridden;
   }
 
@@ -202,10 +216,12 @@ export class HttpClient {
     for (let hop = 0; ; hop++) {
       const guarded = this.guarded(current, options.guard);
       if (guarded) assertHostAllowed(current);
+      const proxied = this.proxied(current);
+      if (guarded && proxied) await this.assertAllowed(current.toString(), { guard: options.guard });
       for (let attempt = 0; ; attempt++) {
         const outcome = await this.hosts
           .key(current.host)
-          .schedule(() => this.attempt(current, { method, body, headers, signal, guarded, manual: options.redirect === 'manual' }, finish))
+          .schedule(() => this.attempt(current, { method, body, headers, signal, guarded, proxied, manual: options.redirect === 'manual' }, finish))
           .catch((error: unknown) => ({ error }));
         if ('error' in outcome) {
           const failure = outcome.error;
@@ -248,7 +264,7 @@ export class HttpClient {
    */
   private async attempt<R>(
     current: URL,
-    request_: { method: string; body?: string | Uint8Array; headers: Record<string, string>; signal: AbortSignal; guarded: boolean; manual: boolean },
+    request_: { method: string; body?: string | Uint8Array; headers: Record<string, string>; signal: AbortSignal; guarded: boolean; proxied: boolean; manual: boolean },
     finish: (hop: Hop, current: URL) => Promise<R>,
   ): Promise<{ result: R } | { redirect: string; status: number } | { retryStatus: number; retryAfter?: string; finishRetryable: () => Promise<R> }> {
     const target = applyOverride(current, this.options.overrides);
@@ -256,7 +272,7 @@ export class HttpClient {
       method: request_.method as Dispatcher.HttpMethod,
       body: request_.body,
       signal: request_.signal,
-      dispatcher: request_.guarded ? this.guardedAgent : this.openAgent,
+      dispatcher: request_.proxied && this.proxyAgent ? this.proxyAgent : request_.guarded ? this.guardedAgent : this.openAgent,
       headers: {
         'user-agent': this.options.userAgent ?? USER_AGENT,
         'accept-encoding': 'gzip, deflate, br',
