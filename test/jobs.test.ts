@@ -93,4 +93,23 @@ describe('jobs over REST', () => {
     const resumed = await server.app.services.jobs.waitFor('job_waiting', account.id, 5_000);
     expect(resumed.status).toBe('completed');
   });
+
+  it('credits a running job reserves are kept in its record, so a restart refunds them all', async () => {
+    server = await startTestServer({ operations: TEST_OPERATIONS });
+    const key = await server.createKey('Free');
+    const started = await server.request('POST', '/v1/test/job', { apiKey: key, body: { steps: 1, extra: 4 } });
+    const { jobId } = started.body;
+    // The job reserved 1 up front and 4 more while running; it now waits for a step that never comes.
+    while (gates.listenerCount('step') === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    const record = await server.app.services.store.get<JobRecord>(`job:${jobId}`);
+    expect((record!.meta.reservation as { amount: number }).amount).toBe(5);
+    expect((await server.request('GET', '/v1/me', { apiKey: key })).body.credits).toBe(95);
+
+    const dataDir = server.dataDir;
+    await server.close();
+    gates.removeAllListeners('step');
+    server = await startTestServer({ operations: TEST_OPERATIONS, dataDir });
+    expect((await server.request('GET', `/v1/jobs/${jobId}`, { apiKey: key })).body.status).toBe('failed');
+    expect((await server.request('GET', '/v1/me', { apiKey: key })).body.credits).toBe(100);
+  });
 });

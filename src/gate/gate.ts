@@ -145,7 +145,9 @@ export class Gate {
 
   private async executeJob(job: JobRecord, report: (progress: JobProgress) => void): Promise<unknown> {
     const operation = this.byName.get(job.operation);
-    const held = new HeldCredits(this.services.accounts, job.ownerId, job.meta.reservation as Reservation | undefined);
+    const held = new HeldCredits(this.services.accounts, job.ownerId, job.meta.reservation as Reservation | undefined, (reservation) =>
+      this.services.jobs.updateMeta(job.jobId, { reservation }),
+    );
     try {
       if (!operation) throw new GleanerError('INTERNAL_ERROR', `This server no longer has the operation "${job.operation}".`);
       const account = await this.services.accounts.get(job.ownerId);
@@ -185,6 +187,8 @@ class HeldCredits {
     private readonly accounts: Services['accounts'],
     private readonly accountId: string,
     public reservation?: Reservation,
+    /** Told of every change, so a job's record always holds what it has reserved. */
+    private readonly onChange?: (reservation: Reservation) => Promise<void>,
   ) {}
 
   async add(amount: number): Promise<void> {
@@ -192,6 +196,7 @@ class HeldCredits {
     const { reservation, balance } = await this.accounts.reserve(this.accountId, amount);
     this.balance = balance;
     this.reservation = this.reservation ? { ...this.reservation, amount: this.reservation.amount + reservation.amount } : reservation;
+    await this.onChange?.(this.reservation);
   }
 
   async releaseAll(): Promise<void> {

@@ -138,8 +138,12 @@ export class Jobs {
     await new Promise<void>((resolve) => this.runner.once('idle', () => resolve()));
   }
 
+  /**
+   * Stops taking work. Running jobs are not awaited: a stopping server may not outlive them, and the
+   * next start fails (and refunds) whatever was left processing, and runs what was still queued.
+   */
   async close(): Promise<void> {
-    await this.runner.stop({ dropWaitingJobs: false }).catch(() => undefined);
+    void this.runner.stop({ dropWaitingJobs: true }).catch(() => undefined);
   }
 
   private enqueue(job: JobRecord): void {
@@ -174,6 +178,11 @@ export class Jobs {
     await this.store.update<string[], void>(ACTIVE_KEY, (ids = []) => ({ value: ids.filter((id) => id !== jobId), result: undefined }));
     if (job) this.events.emit(`finished:${jobId}`, job);
     return job as JobRecord;
+  }
+
+  /** Merges `meta` into the job's record (e.g. credits reserved while it runs, so a restart can refund them). */
+  async updateMeta(jobId: string, meta: Record<string, unknown>): Promise<void> {
+    await this.store.update<JobRecord, void>(jobKey(jobId), (job) => ({ value: job && { ...job, meta: { ...job.meta, ...meta } }, result: undefined }));
   }
 
   private async patch(jobId: string, changes: Partial<JobRecord>, ttlMs?: number): Promise<JobRecord | undefined> {

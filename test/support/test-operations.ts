@@ -26,11 +26,12 @@ export const slowJob = defineOperation({
   title: 'Stepwise job (test)',
   description: 'Runs three steps, each released by the test.',
   http: { method: 'POST', path: '/v1/test/job' },
-  input: z.object({ steps: z.number().int().min(1).max(5).default(3), fail: z.boolean().default(false) }),
+  input: z.object({ steps: z.number().int().min(1).max(5).default(3), fail: z.boolean().default(false), extra: z.number().int().min(0).max(10).default(0) }),
   plan: 'Free',
-  cost: { reserve: (input) => input.steps, settle: (_input, result: { steps: number }) => result.steps },
+  cost: { reserve: (input) => input.steps, settle: (input, result: { steps: number }) => result.steps + input.extra },
   kind: 'job',
   async run(input, ctx) {
+    if (input.extra) await ctx.reserveCredits(input.extra);
     for (let step = 1; step <= input.steps; step++) {
       await once(gates, 'step');
       ctx.progress(step, input.steps, `step ${step}`);
