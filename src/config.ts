@@ -50,6 +50,17 @@ const schema = z.object({
   GLEANER_STT_URL: httpUrl.optional(),
   GLEANER_STT_API_KEY: z.string().min(1).optional(),
   GLEANER_STT_MODEL: z.string().min(1).default('whisper-1'),
+  /** Media longer than this is cut into chunks of this many seconds, transcribed concurrently. */
+  GLEANER_STT_CHUNK_SECONDS: z.coerce.number().int().min(30).max(3600).default(600),
+  /** Chunks of one media file sent to the speech-to-text endpoint at once. */
+  GLEANER_STT_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(3),
+  /** The ffmpeg and ffprobe programs (a name looked up on PATH, or a path). */
+  GLEANER_FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
+  GLEANER_FFPROBE_PATH: z.string().min(1).default('ffprobe'),
+  /** Largest media file downloaded for transcription. */
+  GLEANER_MEDIA_MAX_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024 * 1024),
+  /** Longest media transcribed, in minutes. */
+  GLEANER_MEDIA_MAX_MINUTES: z.coerce.number().min(1).max(24 * 60).default(240),
   GLEANER_LLM_URL: httpUrl.optional(),
   GLEANER_LLM_API_KEY: z.string().min(1).optional(),
   GLEANER_LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),

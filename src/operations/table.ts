@@ -3,5 +3,14 @@ import type { AnyOperation } from './define.js';
 import { account, jobStatus } from './account.js';
 import { webCrawl, webMap, webScrape } from './web.js';
 import { metadataOperation } from './metadata.js';
+import { videoTranscript } from './media.js';
 
-export const OPERATIONS: AnyOperation[] = [account, jobStatus, metadataOperation, webScrape, webMap, webCrawl];
+export const OPERATIONS: AnyOperation[] = [
+  account,
+  jobStatus,
+  metadataOperation,
+  videoTranscript,
+  webScrape,
+  webMap,
+  webCrawl,
+];

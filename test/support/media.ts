@@ -1,0 +1,234 @@
+/**
+ * Real media for the media tests, made once per run with espeak-ng (speech) and ffmpeg (tone,
+ * picture, containers), a loopback server that serves it (and the odd cases: a 2 GB
+ * Content-Length, a web page), and an OpenAI-compatible transcription server that ffprobes every
+ * upload and answers with segments spread over the audio it really received.
+ */
+import http from 'node:http';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+
+export interface GeneratedMedia {
+  dir: string;
+  /** 4 to 5 s of speech (espeak-ng, 22 kHz WAV). */
+  speech: string;
+  path(name: string): string;
+  /** Makes `name` (extension decides the container) `seconds` long: speech looped over a quiet tone, with a picture for video containers. */
+  make(name: string, seconds: number, options?: { sampleRate?: number; video?: boolean }): string;
+}
+
+function run(program: string, args: string[]): void {
+  execFileSync(program, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+export function generateMedia(): GeneratedMedia {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-media-'));
+  const speech = path.join(dir, 'speech.wav');
+  run('espeak-ng', ['-w', speech, 'Hello from the Gleaner test. This clip is spoken by a machine, and it repeats over a quiet tone.']);
+  return {
+    dir,
+    speech,
+    path: (name) => path.join(dir, name),
+    make(name, seconds, options = {}) {
+      const out = path.join(dir, name);
+      if (fs.existsSync(out)) return out;
+      const rate = String(options.sampleRate ?? 16000);
+      const video = options.video ?? /\.(mp4|webm|mov|mkv)$/.test(name);
+      const args = ['-v', 'error', '-y', '-f', 'lavfi', '-i', `sine=f=300:sample_rate=${rate}:d=${seconds}`, '-stream_loop', '-1', '-i', speech];
+      if (video) args.push('-f', 'lavfi', '-i', `color=c=navy:s=160x120:r=5:d=${seconds}`);
+      args.push('-filter_complex', `[1:a]aresample=${rate},volume=2[s];[0:a]volume=0.1[t];[t][s]amix=inputs=2:duration=first[a]`, '-map', '[a]');
+      if (video) args.push('-map', '2:v');
+      args.push('-ac', '1', '-ar', rate, '-t', String(seconds));
+      if (/\.webm$/.test(name)) args.push('-c:v', 'libvpx', '-b:v', '50k', '-c:a', 'libopus', '-b:a', '24k');
+      else if (/\.(mp4|mov|m4a)$/.test(name)) args.push(...(video ? ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p'] : []), '-c:a', 'aac', '-b:a', '32k');
+      else if (/\.mp3$/.test(name)) args.push('-c:a', 'libmp3lame', '-b:a', '16k');
+      args.push(out);
+      run('ffmpeg', args);
+      return out;
+    },
+  };
+}
+
+export function probeDuration(file: string): number {
+  const out = execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file], { encoding: 'utf8' });
+  return Number(out.trim());
+}
+
+export interface MediaServer {
+  origin: string;
+  /** Paths asked for, in order (with the method). */
+  requests: string[];
+  /** Serves a local file at a path, with a content type. */
+  serve(urlPath: string, file: string, contentType: string): void;
+  /** Serves a fixed body. */
+  serveBody(urlPath: string, body: string | Buffer, contentType: string): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves files by path (any host: the tests reach it through GLEANER_UPSTREAM_OVERRIDES). Built in:
+ * /huge.mp4 answers with a 2 GB Content-Length and then holds the body, as a real 2 GB file would.
+ */
+export async function startMediaServer(): Promise<MediaServer> {
+  const routes = new Map<string, { file?: string; body?: Buffer; type: string }>();
+  const requests: string[] = [];
+  const open = new Set<http.ServerResponse>();
+  const server = http.createServer((req, res) => {
+    const urlPath = new URL(req.url ?? '/', 'http://x').pathname;
+    requests.push(`${req.method} ${urlPath}`);
+    if (urlPath === '/huge.mp4') {
+      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(2 * 1024 * 1024 * 1024) });
+      res.write(Buffer.alloc(64 * 1024));
+      open.add(res);
+      res.on('close', () => open.delete(res));
+      return;
+    }
+    const route = routes.get(urlPath);
+    if (!route) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      return;
+    }
+    const size = route.file ? fs.statSync(route.file).size : route.body!.length;
+    res.writeHead(200, { 'content-type': route.type, 'content-length': String(size) });
+    if (req.method === 'HEAD') res.end();
+    else if (route.file) fs.createReadStream(route.file).pipe(res);
+    else res.end(route.body);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    serve: (urlPath, file, type) => void routes.set(urlPath, { file, type }),
+    serveBody: (urlPath, body, type) => void routes.set(urlPath, { body: Buffer.from(body), type }),
+    async close() {
+      for (const res of open) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface SttCall {
+  model: string;
+  responseFormat: string;
+  granularities: string[];
+  language?: string;
+  authorization?: string;
+  filename: string;
+  /** What ffprobe found in the upload. */
+  codec: string;
+  channels: number;
+  sampleRate: number;
+  durationSeconds: number;
+}
+
+export interface SttServer {
+  /** Base URL for GLEANER_STT_URL. */
+  url: string;
+  calls: SttCall[];
+  /** Most uploads being transcribed at once. */
+  maxInFlight: number;
+  /** Answers are held until this many uploads have arrived (proves they were sent concurrently). */
+  holdUntil: number;
+  /** Answers 500 to uploads for which this returns true. */
+  failWhen?: (call: SttCall) => boolean;
+  /** The language reported as heard (an English name, as OpenAI's verbose_json gives it). */
+  language: string;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const SEGMENT_SECONDS = 10;
+
+export async function startSttServer(): Promise<SttServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-stt-'));
+  let inFlight = 0;
+  let arrived = 0;
+  let release: () => void = () => undefined;
+  let released = Promise.resolve();
+  const state: SttServer = {
+    url: '',
+    calls: [],
+    maxInFlight: 0,
+    holdUntil: 0,
+    language: 'english',
+    reset() {
+      state.calls.length = 0;
+      state.maxInFlight = 0;
+      state.holdUntil = 0;
+      state.failWhen = undefined;
+      state.language = 'english';
+      arrived = 0;
+      released = new Promise<void>((resolve) => (release = resolve));
+    },
+    close: async () => undefined,
+  };
+  state.reset();
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.method !== 'POST' || req.url !== '/v1/audio/transcriptions') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
+      return;
+    }
+    inFlight++;
+    arrived++;
+    state.maxInFlight = Math.max(state.maxInFlight, inFlight);
+    if (arrived >= state.holdUntil) release();
+    try {
+      const form = await new Response(Buffer.concat(chunks), { headers: { 'content-type': req.headers['content-type'] ?? '' } }).formData();
+      const file = form.get('file') as File;
+      const local = path.join(dir, `upload-${arrived}-${file.name}`);
+      fs.writeFileSync(local, Buffer.from(await file.arrayBuffer()));
+      const probe = JSON.parse(
+        execFileSync('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', local], { encoding: 'utf8' }),
+      ) as { format: { duration: string }; streams: Array<{ codec_name: string; channels: number; sample_rate: string }> };
+      fs.rmSync(local);
+      const call: SttCall = {
+        model: String(form.get('model')),
+        responseFormat: String(form.get('response_format')),
+        granularities: form.getAll('timestamp_granularities[]').map(String),
+        language: form.get('language') === null ? undefined : String(form.get('language')),
+        authorization: req.headers.authorization,
+        filename: file.name,
+        codec: probe.streams[0].codec_name,
+        channels: probe.streams[0].channels,
+        sampleRate: Number(probe.streams[0].sample_rate),
+        durationSeconds: Number(probe.format.duration),
+      };
+      state.calls.push(call);
+      await released;
+      if (state.failWhen?.(call)) {
+        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'transcription failed (test)' } }));
+        return;
+      }
+      // One segment per 10 s; the last takes the tail (encoders pad a few milliseconds).
+      const count = Math.max(1, Math.floor(call.durationSeconds / SEGMENT_SECONDS));
+      const segments = Array.from({ length: count }, (_, i) => {
+        const start = i * SEGMENT_SECONDS;
+        const end = i === count - 1 ? call.durationSeconds : start + SEGMENT_SECONDS;
+        return { id: i, start, end, text: ` Heard speech at ${start} s of a ${call.durationSeconds.toFixed(1)} s upload.` };
+      });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ task: 'transcribe', language: state.language, duration: call.durationSeconds, text: segments.map((s) => s.text).join(''), segments }));
+    } catch (error) {
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `bad upload: ${(error as Error).message}` } }));
+    } finally {
+      inFlight--;
+    }
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  state.close = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  return state;
+}
