@@ -51,7 +51,7 @@ const schema = z.object({
   GLEANER_STT_API_KEY: z.string().min(1).optional(),
   GLEANER_STT_MODEL: z.string().min(1).default('whisper-1'),
   /** Media longer than this is cut into chunks of this many seconds, transcribed concurrently. */
-  GLEANER_STT_CHUNK_SECONDS: z.coerce.number().int().min(30).max(3600).default(600),
+  GLEANER_STT_CHUNK_SECONDS: z.coerce.number().int().min(5).max(3600).default(600),
   /** Chunks of one media file sent to the speech-to-text endpoint at once. */
   GLEANER_STT_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(3),
   /** The ffmpeg and ffprobe programs (a name looked up on PATH, or a path). */
@@ -60,6 +60,9 @@ const schema = z.object({
   /** Largest media file downloaded for transcription. */
   GLEANER_MEDIA_MAX_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024 * 1024),
   /** Longest media transcribed, in minutes. */
+  /** X (Twitter): the bearer token of X's public web client, used to get a guest token; and the GraphQL query id of TweetResultByRestId, which X changes from time to time. */
+  GLEANER_X_BEARER_TOKEN: z.string().min(20).default('AAAAAAAAAAAAAAAAAAAAANRILgAAAAAAnNwIzUejRCOuH5E6I8xnZz4puTs%3D1Zv7ttfk8LF81IUq16cHjhLTvJu4FA33AGWWjCpTnA'),
+  GLEANER_X_TWEET_QUERY_ID: z.string().regex(/^[A-Za-z0-9_-]+$/).default('Vf8sA4N3s0aEqA_aKusEhw'),
   GLEANER_MEDIA_MAX_MINUTES: z.coerce.number().min(1).max(24 * 60).default(240),
   GLEANER_LLM_URL: httpUrl.optional(),
   GLEANER_LLM_API_KEY: z.string().min(1).optional(),

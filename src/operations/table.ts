@@ -3,12 +3,13 @@ import type { AnyOperation } from './define.js';
 import { account, jobStatus } from './account.js';
 import { webCrawl, webMap, webScrape } from './web.js';
 import { metadataOperation } from './metadata.js';
-import { videoTranscript } from './media.js';
+import { tiktokTranscript, videoTranscript } from './media.js';
 
 export const OPERATIONS: AnyOperation[] = [
   account,
   jobStatus,
   metadataOperation,
+  tiktokTranscript,
   videoTranscript,
   webScrape,
   webMap,

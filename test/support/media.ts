@@ -62,10 +62,12 @@ export interface MediaServer {
   origin: string;
   /** Paths asked for, in order (with the method). */
   requests: string[];
+  /** The same requests with their headers. */
+  log: Array<{ method: string; path: string; headers: http.IncomingHttpHeaders }>;
   /** Serves a local file at a path, with a content type. */
   serve(urlPath: string, file: string, contentType: string): void;
-  /** Serves a fixed body. */
-  serveBody(urlPath: string, body: string | Buffer, contentType: string): void;
+  /** Serves a fixed body (with extra headers, e.g. Set-Cookie). */
+  serveBody(urlPath: string, body: string | Buffer, contentType: string, headers?: Record<string, string | string[]>, status?: number): void;
   close(): Promise<void>;
 }
 
@@ -74,12 +76,14 @@ export interface MediaServer {
  * /huge.mp4 answers with a 2 GB Content-Length and then holds the body, as a real 2 GB file would.
  */
 export async function startMediaServer(): Promise<MediaServer> {
-  const routes = new Map<string, { file?: string; body?: Buffer; type: string }>();
+  const routes = new Map<string, { file?: string; body?: Buffer; type: string; headers?: Record<string, string | string[]>; status?: number }>();
   const requests: string[] = [];
+  const log: MediaServer['log'] = [];
   const open = new Set<http.ServerResponse>();
   const server = http.createServer((req, res) => {
     const urlPath = new URL(req.url ?? '/', 'http://x').pathname;
     requests.push(`${req.method} ${urlPath}`);
+    log.push({ method: req.method ?? 'GET', path: urlPath, headers: req.headers });
     if (urlPath === '/huge.mp4') {
       res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(2 * 1024 * 1024 * 1024) });
       res.write(Buffer.alloc(64 * 1024));
@@ -93,7 +97,7 @@ export async function startMediaServer(): Promise<MediaServer> {
       return;
     }
     const size = route.file ? fs.statSync(route.file).size : route.body!.length;
-    res.writeHead(200, { 'content-type': route.type, 'content-length': String(size) });
+    res.writeHead(route.status ?? 200, { ...route.headers, 'content-type': route.type, 'content-length': String(size) });
     if (req.method === 'HEAD') res.end();
     else if (route.file) fs.createReadStream(route.file).pipe(res);
     else res.end(route.body);
@@ -103,8 +107,9 @@ export async function startMediaServer(): Promise<MediaServer> {
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
+    log,
     serve: (urlPath, file, type) => void routes.set(urlPath, { file, type }),
-    serveBody: (urlPath, body, type) => void routes.set(urlPath, { body: Buffer.from(body), type }),
+    serveBody: (urlPath, body, type, headers, status) => void routes.set(urlPath, { body: Buffer.from(body), type, headers, status }),
     async close() {
       for (const res of open) res.destroy();
       server.closeAllConnections();

@@ -1,0 +1,32 @@
+/**
+ * What a platform adapter reads from one post: the unified metadata, the media the speech-to-text
+ * pipeline can fetch, and the caption tracks the platform publishes.
+ */
+import type { Metadata } from './types.js';
+
+export interface CaptionTrack {
+  /** BCP 47 code, e.g. "en-US". */
+  lang: string;
+  url: string;
+  format: 'webvtt' | 'srt';
+  /** The platform's own speech recognition, a machine translation, or captions the author made. */
+  source: 'asr' | 'translation' | 'author';
+  /** The track in the language spoken in the video. */
+  original?: boolean;
+}
+
+export interface MediaLink {
+  url: string;
+  /** Headers the media host expects (Referer, the cookies the page handed out). */
+  headers?: Record<string, string>;
+  durationSeconds?: number;
+}
+
+export interface PlatformPost {
+  metadata: Metadata;
+  /** Absent when the post has no video or audio (a photo, a text post). */
+  media?: MediaLink;
+  captions: CaptionTrack[];
+  /** Headers for fetching the caption files. */
+  captionHeaders?: Record<string, string>;
+}

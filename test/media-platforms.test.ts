@@ -1,0 +1,148 @@
+/**
+ * TikTok, Instagram, X and Facebook through the REST API: recorded real pages and API replies on
+ * loopback (GLEANER_UPSTREAM_OVERRIDES sends the platform and CDN hosts there), generated media of
+ * each post's recorded length behind the recorded CDN paths, and a loopback transcription server.
+ * Chunks are 10 seconds here, so every AI transcript crosses chunk boundaries.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './helpers/server.js';
+import { generateMedia, startMediaServer, startSttServer, type GeneratedMedia, type MediaServer, type SttServer } from './support/media.js';
+
+const FIXTURES = path.join(import.meta.dirname, 'fixtures');
+const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name), 'utf8');
+
+let media: GeneratedMedia;
+let upstream: MediaServer;
+let stt: SttServer;
+let server: TestServer;
+
+beforeAll(async () => {
+  media = generateMedia();
+  [upstream, stt] = await Promise.all([startMediaServer(), startSttServer()]);
+  const hosts = ['tiktok.com', 'tiktokcdn-eu.com', 'instagram.com', 'cdninstagram.com', 'x.com', 'twimg.com', 'facebook.com', 'fbcdn.net'];
+  server = await startTestServer({
+    env: {
+      GLEANER_STT_URL: stt.url,
+      GLEANER_STT_CHUNK_SECONDS: '10',
+      GLEANER_UPSTREAM_OVERRIDES: hosts.map((h) => `${h}=${upstream.origin}`).join(','),
+    },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+  await Promise.all([upstream?.close(), stt?.close()]);
+  if (media) fs.rmSync(media.dir, { recursive: true, force: true });
+});
+
+beforeEach(() => stt.reset());
+
+async function credits(key: string): Promise<number> {
+  return (await server.request('GET', '/v1/me', { apiKey: key })).body.credits as number;
+}
+
+function get(pathAndQuery: string, key: string) {
+  return server.request('GET', pathAndQuery, { apiKey: key });
+}
+
+const q = encodeURIComponent;
+
+/** Offsets strictly increase and a segment starts at each chunk boundary. */
+function expectStitched(content: Array<{ offset: number; duration: number }>, seconds: number) {
+  const offsets = content.map((s) => s.offset);
+  for (let i = 1; i < offsets.length; i++) expect(offsets[i]).toBeGreaterThan(offsets[i - 1]);
+  for (let boundary = 10_000; boundary < seconds * 1000 - 1000; boundary += 10_000) {
+    expect(offsets.some((o) => Math.abs(o - boundary) < 150), `a segment at ${boundary} ms`).toBe(true);
+  }
+  const last = content.at(-1)!;
+  expect(last.offset + last.duration).toBeLessThanOrEqual(seconds * 1000 + 200);
+}
+
+describe('TikTok', () => {
+  const pageUrl = 'https://www.tiktok.com/@illojuan/video/7571863205253778710';
+  const page = fixture('tiktok/video_7571863205253778710.html');
+  const item = JSON.parse(/<script[^>]+id="__UNIVERSAL_DATA_FOR_REHYDRATION__"[^>]*>([\s\S]*?)<\/script>/.exec(page)![1]).__DEFAULT_SCOPE__['webapp.video-detail'].itemInfo.itemStruct;
+  const subtitles = item.video.subtitleInfos as Array<{ Url: string; LanguageCodeName: string }>;
+  // Built by this test (no TikTok WebVTT body is recorded anywhere): one body per recorded track.
+  const vtt = (words: string[]) => `WEBVTT\n\n${words.map((w, i) => `00:00:${String(i * 2).padStart(2, '0')}.000 --> 00:00:${String(i * 2 + 2).padStart(2, '0')}.000\n${w}`).join('\n\n')}\n`;
+
+  beforeAll(() => {
+    upstream.serveBody('/@illojuan/video/7571863205253778710', page, 'text/html; charset=utf-8', { 'set-cookie': ['tt_chain_token=chain123; Path=/; Domain=.tiktok.com; Expires=Wed, 01 Jan 2031 00:00:00 GMT', 'ttwid=1%7Cabc; Path=/'] });
+    // The same page with its caption tracks removed (captionless videos have empty subtitleInfos).
+    const bare = page.replace(/"subtitleInfos":\[[^\]]*\]/, '"subtitleInfos":[]');
+    upstream.serveBody('/@illojuan/video/7571863205253778711', bare.replaceAll('7571863205253778710', '7571863205253778711'), 'text/html; charset=utf-8');
+    upstream.serveBody(new URL(subtitles.find((s) => s.LanguageCodeName === 'spa-ES')!.Url).pathname, vtt(['Hola a todos', 'esto es un menú nuevo', 'hasta luego']), 'text/vtt');
+    upstream.serveBody(new URL(subtitles.find((s) => s.LanguageCodeName === 'eng-US')!.Url).pathname, vtt(['Hello everyone', 'this is a new menu', 'see you']), 'text/vtt');
+    const clip = media.make('tiktok.mp4', item.video.duration);
+    for (const rendition of item.video.bitrateInfo) for (const u of rendition.PlayAddr.UrlList) upstream.serve(new URL(u).pathname, clip, 'video/mp4');
+    upstream.serveBody('/@someone/video/7000000000000000001', page.replace(/"webapp.video-detail":\{"itemInfo":\{[\s\S]*?"statusCode":0/, '"webapp.video-detail":{"statusCode":10222'), 'text/html');
+  });
+
+  it('gives unified metadata from the recorded page', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/metadata?url=${q(pageUrl)}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body).toMatchObject({
+      platform: 'tiktok',
+      id: '7571863205253778710',
+      url: pageUrl,
+      author: { name: 'IlloJuan', handle: 'illojuan', id: '6781206617314018309', url: 'https://www.tiktok.com/@illojuan' },
+      counts: { views: 192100, likes: 25500, comments: 146, shares: 2156, saves: 1311 },
+      durationSeconds: 64,
+      publishedAt: new Date(1762961788 * 1000).toISOString(),
+    });
+    expect(reply.body.description).toContain('Mystery King');
+    expect(reply.body.title).toMatch(/^La nueva locurilla/);
+    expect(reply.body.thumbnails[0]).toMatchObject({ width: 576, height: 1024 });
+  });
+
+  it('uses the published captions in the spoken language for 1 credit, and another track on request', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/tiktok/transcript?url=${q(pageUrl)}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.headers.get('x-credits-used')).toBe('1');
+    expect(reply.body).toMatchObject({ lang: 'es-ES', aiGenerated: false, availableLangs: ['en-US', 'es-ES'], platform: 'tiktok', videoId: '7571863205253778710' });
+    expect(reply.body.durationMinutes).toBeCloseTo(64 / 60, 2);
+    expect(reply.body.content[1]).toEqual({ text: 'esto es un menú nuevo', offset: 2000, duration: 2000, lang: 'es-ES' });
+    const english = await get(`/v1/shortclip/transcript?url=${q(pageUrl)}&lang=en&timestamps=false`, key);
+    expect(english.body.lang).toBe('en-US');
+    expect(english.body.content[0]).toEqual({ text: 'Hello everyone', lang: 'en-US' });
+    expect(stt.calls).toHaveLength(0);
+    const captionRequest = upstream.log.find((r) => r.path === new URL(subtitles[0].Url).pathname)!;
+    expect(captionRequest.headers.cookie).toContain('tt_chain_token=chain123');
+  });
+
+  it('transcribes a video without captions through the pipeline, with the page\'s cookies and Referer', async () => {
+    const key = await server.createKey('Free', { credits: 100 });
+    const reply = await get(`/v1/tiktok/transcript?url=${q('https://www.tiktok.com/@illojuan/video/7571863205253778711')}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body).toMatchObject({ aiGenerated: true, lang: 'en', platform: 'tiktok' });
+    expect(reply.body.durationMinutes).toBeCloseTo(64 / 60, 1);
+    expect(reply.headers.get('x-credits-used')).toBe('4');
+    expect(stt.calls).toHaveLength(7);
+    expectStitched(reply.body.content, 64);
+    const mediaRequest = upstream.log.find((r) => r.path.startsWith('/video/tos/'))!;
+    expect(mediaRequest.headers.referer).toBe('https://www.tiktok.com/');
+  });
+
+  it('says a private video is unavailable (4xx), charging nothing', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/tiktok/transcript?url=${q('https://www.tiktok.com/@someone/video/7000000000000000001')}`, key);
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.code).toBe('CONTENT_UNAVAILABLE');
+    expect(reply.body.error.message).toContain('private');
+    const missing = await get(`/v1/tiktok/transcript?url=${q('https://www.tiktok.com/@nobody/video/7000000000000000002')}`, key);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('CONTENT_NOT_FOUND');
+    expect(await credits(key)).toBe(10);
+  });
+
+  it('refuses a URL of another platform on the TikTok route', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/tiktok/transcript?url=${q('https://example.com/video.mp4')}`, key);
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('UNSUPPORTED_URL');
+  });
+});
