@@ -146,3 +146,61 @@ describe('TikTok', () => {
     expect(reply.body.error.code).toBe('UNSUPPORTED_URL');
   });
 });
+
+describe('Instagram', () => {
+  const videoPage = fixture('instagram/p_CPQjO5RIIO9.html');
+  const videoUrl = /property="og:video"\s+content="([^"]+)"/.exec(videoPage)![1].replaceAll('&amp;', '&');
+
+  beforeAll(() => {
+    upstream.serveBody('/p/CPQjO5RIIO9/', videoPage, 'text/html; charset=utf-8');
+    upstream.serveBody('/reel/CN2VQ1yI_MA/', fixture('instagram/reel_CN2VQ1yI_MA.html'), 'text/html; charset=utf-8');
+    upstream.serveBody('/p/CPeC-Eenc8l/', fixture('instagram/p_CPeC-Eenc8l.html'), 'text/html; charset=utf-8');
+    upstream.serve(new URL(videoUrl).pathname, media.make('instagram.mp4', 45), 'video/mp4');
+  });
+
+  it('gives unified metadata from the recorded post page', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/metadata?url=${q('https://www.instagram.com/p/CPQjO5RIIO9/?igsh=abc')}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body).toMatchObject({
+      platform: 'instagram',
+      id: 'CPQjO5RIIO9',
+      url: 'https://www.instagram.com/p/CPQjO5RIIO9/',
+      author: { name: 'Jaime Lorente', handle: 'jaimelorentelo', id: '287586402' },
+      counts: { likes: 990_000, comments: 8873 },
+      publishedAt: '2021-05-24',
+      title: 'Llega el final....🔥🔥🔥🔥',
+    });
+    expect(reply.body.description).toContain('@netflixes');
+    expect(reply.body.thumbnails[0]).toMatchObject({ width: 640, height: 355 });
+    const reel = await get(`/v1/metadata?url=${q('https://www.instagram.com/reel/CN2VQ1yI_MA/')}`, key);
+    expect(reel.body).toMatchObject({ platform: 'instagram', id: 'CN2VQ1yI_MA', counts: { likes: 152_000, comments: 784 }, publishedAt: '2021-04-19', description: null });
+  });
+
+  it('transcribes the post\'s video through the pipeline, chunk offsets stitched', async () => {
+    const key = await server.createKey('Free', { credits: 100 });
+    const reply = await get(`/v1/photogram/transcript?url=${q('https://www.instagram.com/jaimelorentelo/p/CPQjO5RIIO9/')}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body).toMatchObject({ aiGenerated: true, platform: 'instagram', videoId: 'CPQjO5RIIO9', lang: 'en' });
+    expect(reply.body.durationMinutes).toBeCloseTo(0.75, 1);
+    expect(reply.headers.get('x-credits-used')).toBe('2');
+    expect(stt.calls).toHaveLength(5);
+    expectStitched(reply.body.content, 45);
+  });
+
+  it('says why a photo post or a reel without a video URL cannot be transcribed, charging nothing', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const photo = await get(`/v1/instagram/transcript?url=${q('https://www.instagram.com/p/CPeC-Eenc8l/')}`, key);
+    expect(photo.status).toBe(404);
+    expect(photo.body.error.code).toBe('TRANSCRIPT_UNAVAILABLE');
+    expect(photo.body.error.message).toContain('photo');
+    const reel = await get(`/v1/instagram/transcript?url=${q('https://www.instagram.com/reel/CN2VQ1yI_MA/')}`, key);
+    expect(reel.status).toBe(403);
+    expect(reel.body.error.code).toBe('CONTENT_UNAVAILABLE');
+    const gone = await get(`/v1/instagram/transcript?url=${q('https://www.instagram.com/p/Nonexistent1/')}`, key);
+    expect(gone.status).toBe(404);
+    expect(gone.body.error.code).toBe('CONTENT_NOT_FOUND');
+    expect(await credits(key)).toBe(10);
+    expect(stt.calls).toHaveLength(0);
+  });
+});

@@ -15,6 +15,8 @@ import { fetchPlatform } from '../platforms/browser.js';
 import { parseCaptions } from '../platforms/captions.js';
 import { fetchTikTok } from '../platforms/tiktok/adapter.js';
 import { parseTikTokUrl } from '../platforms/tiktok/url.js';
+import { fetchInstagram } from '../platforms/instagram/adapter.js';
+import { parseInstagramUrl } from '../platforms/instagram/url.js';
 
 export const directVideoHandler: UrlHandler = {
   platform: 'video',
@@ -51,7 +53,7 @@ async function postTranscript(post: PlatformPost, options: TranscriptOptions, ct
       return { ...finishTranscript({ lang: track.lang, aiGenerated: false, durationMinutes: durationMinutes(seconds), cached: false, content }, options), ...extra };
     }
   }
-  if (!post.media) throw new GleanerError('TRANSCRIPT_UNAVAILABLE', `This ${platform} post has no video or audio to transcribe.`);
+  if (!post.media) throw post.noMedia ?? new GleanerError('TRANSCRIPT_UNAVAILABLE', `This ${platform} post has no video or audio to transcribe.`);
   const result = await transcribeMedia({ ...post.media, expectedSeconds: post.media.durationSeconds }, options, ctx);
   return { ...result, ...extra };
 }
@@ -67,5 +69,7 @@ function platformHandler(platform: Metadata['platform'], matches: (url: URL) => 
 
 export const tiktokHandler = platformHandler('tiktok', (url) => Boolean(parseTikTokUrl(url)), (url, ctx) => fetchTikTok(ctx.services.http, url, ctx.signal));
 
+export const instagramHandler = platformHandler('instagram', (url) => Boolean(parseInstagramUrl(url)), (url, ctx) => fetchInstagram(ctx.services.http, url, ctx.signal));
+
 /** Platforms first; the direct-file handler last, so a platform URL ending in .mp4 stays with its platform. */
-export const MEDIA_HANDLERS: UrlHandler[] = [tiktokHandler, directVideoHandler];
+export const MEDIA_HANDLERS: UrlHandler[] = [tiktokHandler, instagramHandler, directVideoHandler];

@@ -3,13 +3,14 @@ import type { AnyOperation } from './define.js';
 import { account, jobStatus } from './account.js';
 import { webCrawl, webMap, webScrape } from './web.js';
 import { metadataOperation } from './metadata.js';
-import { tiktokTranscript, videoTranscript } from './media.js';
+import { instagramTranscript, tiktokTranscript, videoTranscript } from './media.js';
 
 export const OPERATIONS: AnyOperation[] = [
   account,
   jobStatus,
   metadataOperation,
   tiktokTranscript,
+  instagramTranscript,
   videoTranscript,
   webScrape,
   webMap,

@@ -24,8 +24,10 @@ export interface MediaLink {
 
 export interface PlatformPost {
   metadata: Metadata;
-  /** Absent when the post has no video or audio (a photo, a text post). */
+  /** Absent when the post has no video or audio (a photo, a text post), or the platform did not hand it out. */
   media?: MediaLink;
+  /** Why there is no media, when the platform's page says more than "no video" (e.g. a login wall). */
+  noMedia?: import('../errors.js').GleanerError;
   captions: CaptionTrack[];
   /** Headers for fetching the caption files. */
   captionHeaders?: Record<string, string>;
