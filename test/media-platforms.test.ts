@@ -204,3 +204,77 @@ describe('Instagram', () => {
     expect(stt.calls).toHaveLength(0);
   });
 });
+
+describe('X', () => {
+  const QUERY = '/graphql/Vf8sA4N3s0aEqA_aKusEhw/TweetResultByRestId';
+  const recorded = new Set(['1841206275088290279', '1848831595014459513', '1899954694652309701', '20']);
+  const video = JSON.parse(fixture('x/TweetResultByRestId__1841206275088290279.json')).data.tweetResult.result.legacy.extended_entities.media[0].video_info;
+  let activations = 0;
+
+  beforeAll(() => {
+    // Built by this test: no guest/activate.json reply is recorded; this is its documented shape.
+    upstream.route('/1.1/guest/activate.json', (_url, req) => {
+      activations++;
+      return req.method === 'POST' && req.headers.authorization?.startsWith('Bearer ') ? { body: JSON.stringify({ guest_token: '1900000000000000001' }) } : { status: 403, body: '{}' };
+    });
+    upstream.route(QUERY, (url, req) => {
+      if (req.headers['x-guest-token'] !== '1900000000000000001') return { status: 403, body: JSON.stringify({ errors: [{ message: 'Bad guest token' }] }) };
+      const id = JSON.parse(url.searchParams.get('variables')!).tweetId as string;
+      if (recorded.has(id)) return { body: fixture(`x/TweetResultByRestId__${id}.json`) };
+      // Built by this test, in the recorded reply's format: a protected post, and a missing one.
+      if (id === '1111111111111111111') return { body: JSON.stringify({ data: { tweetResult: { result: { __typename: 'TweetUnavailable', reason: 'Protected' } } } }) };
+      return { body: JSON.stringify({ data: { tweetResult: {} } }) };
+    });
+    const lightest = [...video.variants].filter((v: { bitrate?: number }) => v.bitrate).sort((a: { bitrate: number }, b: { bitrate: number }) => a.bitrate - b.bitrate)[0];
+    upstream.serve(new URL(lightest.url).pathname, media.make('x.mp4', video.duration_millis / 1000), 'video/mp4');
+  });
+
+  it('gives unified metadata from the recorded GraphQL reply, after getting a guest token', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/metadata?url=${q('https://twitter.com/DivineDropbear/status/1841206275088290279?s=20')}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body).toMatchObject({
+      platform: 'x',
+      id: '1841206275088290279',
+      url: 'https://x.com/DivineDropbear/status/1841206275088290279',
+      author: { name: 'Tranquility Found', handle: 'DivineDropbear', id: '974067190386147329', url: 'https://x.com/DivineDropbear' },
+      counts: { views: 4186, likes: 296, comments: 2, shares: 69, saves: 7 },
+      durationSeconds: 29.626,
+      publishedAt: '2024-10-01T19:59:18.000Z',
+      language: 'en',
+      title: 'Sulphur-crested Cockatoo enjoying the warm Brisbane breeze...',
+    });
+    expect(reply.body.tags).toEqual(['birds', 'birdwatching', 'birding', 'WildOz', 'birdphotography', 'birdsofaustralia', 'cockatoo']);
+    expect(reply.body.description).not.toContain('https://t.co/');
+    expect(reply.body.thumbnails[0]).toMatchObject({ width: 1920, height: 1080 });
+    expect(activations).toBeGreaterThanOrEqual(1);
+  });
+
+  it('transcribes the post\'s lightest MP4 through the pipeline', async () => {
+    const key = await server.createKey('Free', { credits: 100 });
+    const reply = await get(`/v1/microblog/transcript?url=${q('https://x.com/DivineDropbear/status/1841206275088290279/video/1')}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body).toMatchObject({ aiGenerated: true, platform: 'x', videoId: '1841206275088290279' });
+    expect(reply.body.durationMinutes).toBeCloseTo(29.626 / 60, 2);
+    expect(reply.headers.get('x-credits-used')).toBe('2');
+    expect(stt.calls).toHaveLength(3);
+    expectStitched(reply.body.content, 29.626);
+  });
+
+  it('says a post without video, a protected post and a deleted one apart, charging nothing', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const photos = await get(`/v1/x/transcript?url=${q('https://x.com/a/status/1848831595014459513')}`, key);
+    expect(photos.status).toBe(404);
+    expect(photos.body.error.code).toBe('TRANSCRIPT_UNAVAILABLE');
+    const text = await get(`/v1/metadata?url=${q('https://x.com/jack/status/20')}`, key);
+    expect(text.body).toMatchObject({ platform: 'x', id: '20', description: 'just setting up my twttr', author: { handle: 'jack' } });
+    const locked = await get(`/v1/x/transcript?url=${q('https://x.com/someone/status/1111111111111111111')}`, key);
+    expect(locked.status).toBe(403);
+    expect(locked.body.error.code).toBe('CONTENT_UNAVAILABLE');
+    expect(locked.body.error.message).toContain('protected');
+    const gone = await get(`/v1/x/transcript?url=${q('https://x.com/someone/status/2222222222222222222')}`, key);
+    expect(gone.status).toBe(404);
+    expect(gone.body.error.code).toBe('CONTENT_NOT_FOUND');
+    expect(await credits(key)).toBe(9);
+  });
+});

@@ -17,6 +17,8 @@ import { fetchTikTok } from '../platforms/tiktok/adapter.js';
 import { parseTikTokUrl } from '../platforms/tiktok/url.js';
 import { fetchInstagram } from '../platforms/instagram/adapter.js';
 import { parseInstagramUrl } from '../platforms/instagram/url.js';
+import { fetchXPost } from '../platforms/x/adapter.js';
+import { parseXUrl } from '../platforms/x/url.js';
 
 export const directVideoHandler: UrlHandler = {
   platform: 'video',
@@ -71,5 +73,9 @@ export const tiktokHandler = platformHandler('tiktok', (url) => Boolean(parseTik
 
 export const instagramHandler = platformHandler('instagram', (url) => Boolean(parseInstagramUrl(url)), (url, ctx) => fetchInstagram(ctx.services.http, url, ctx.signal));
 
+export const xHandler = platformHandler('x', (url) => Boolean(parseXUrl(url)), (url, ctx) =>
+  fetchXPost(ctx.services.http, url, { bearerToken: ctx.services.config.GLEANER_X_BEARER_TOKEN, queryId: ctx.services.config.GLEANER_X_TWEET_QUERY_ID }, ctx.signal),
+);
+
 /** Platforms first; the direct-file handler last, so a platform URL ending in .mp4 stays with its platform. */
-export const MEDIA_HANDLERS: UrlHandler[] = [tiktokHandler, instagramHandler, directVideoHandler];
+export const MEDIA_HANDLERS: UrlHandler[] = [tiktokHandler, instagramHandler, xHandler, directVideoHandler];

@@ -66,6 +66,8 @@ export interface MediaServer {
   log: Array<{ method: string; path: string; headers: http.IncomingHttpHeaders }>;
   /** Serves a local file at a path, with a content type. */
   serve(urlPath: string, file: string, contentType: string): void;
+  /** Answers a path with a function of the request (API replies that depend on the query). */
+  route(urlPath: string, answer: (url: URL, req: http.IncomingMessage) => { status?: number; type?: string; body: string }): void;
   /** Serves a fixed body (with extra headers, e.g. Set-Cookie). */
   serveBody(urlPath: string, body: string | Buffer, contentType: string, headers?: Record<string, string | string[]>, status?: number): void;
   close(): Promise<void>;
@@ -79,6 +81,7 @@ export async function startMediaServer(): Promise<MediaServer> {
   const routes = new Map<string, { file?: string; body?: Buffer; type: string; headers?: Record<string, string | string[]>; status?: number }>();
   const requests: string[] = [];
   const log: MediaServer['log'] = [];
+  const handlers = new Map<string, Parameters<MediaServer['route']>[1]>();
   const open = new Set<http.ServerResponse>();
   const server = http.createServer((req, res) => {
     const urlPath = new URL(req.url ?? '/', 'http://x').pathname;
@@ -89,6 +92,12 @@ export async function startMediaServer(): Promise<MediaServer> {
       res.write(Buffer.alloc(64 * 1024));
       open.add(res);
       res.on('close', () => open.delete(res));
+      return;
+    }
+    const dynamic = handlers.get(urlPath);
+    if (dynamic) {
+      const answer = dynamic(new URL(req.url ?? '/', 'http://x'), req);
+      res.writeHead(answer.status ?? 200, { 'content-type': answer.type ?? 'application/json' }).end(answer.body);
       return;
     }
     const route = routes.get(urlPath);
@@ -108,6 +117,7 @@ export async function startMediaServer(): Promise<MediaServer> {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
     log,
+    route: (urlPath, answer) => void handlers.set(urlPath, answer),
     serve: (urlPath, file, type) => void routes.set(urlPath, { file, type }),
     serveBody: (urlPath, body, type, headers, status) => void routes.set(urlPath, { body: Buffer.from(body), type, headers, status }),
     async close() {
