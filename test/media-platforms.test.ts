@@ -278,3 +278,81 @@ describe('X', () => {
     expect(await credits(key)).toBe(9);
   });
 });
+
+describe('Facebook', () => {
+  const videosPage = fixture('facebook/m.facebook.com_videos_387081299304444.html');
+  const captionedPage = fixture('facebook/m.facebook.com_videos_286348296528911.html');
+  const src = (html: string) => new URL(/og:video" content="([^"]+)"/.exec(html)![1].replaceAll('&amp;', '&'));
+  const srtUrl = new URL(/subtitlesSrc&quot;:&quot;(https:[^&]+?\.srt)/.exec(captionedPage)![1].replaceAll('\\/', '/'));
+
+  beforeAll(() => {
+    upstream.serveBody('/Nintendo/videos/387081299304444/', videosPage, 'text/html; charset=utf-8');
+    upstream.serveBody('/Nintendo/videos/286348296528911/', captionedPage, 'text/html; charset=utf-8');
+    const watch = fixture('facebook/m.facebook.com_watch_387081299304444.html');
+    upstream.route('/watch/', (url) => (url.searchParams.get('v') === '387081299304444' ? { type: 'text/html; charset=utf-8', body: watch } : { status: 404, type: 'text/html', body: '<html>not found</html>' }));
+    upstream.serve(src(videosPage).pathname, media.make('facebook.mp4', 18), 'video/mp4');
+    // Built by this test: no Facebook .srt body is recorded.
+    upstream.serveBody(srtUrl.pathname, '1\n00:00:01,000 --> 00:00:03,500\nWelcome to Nintendo Monthly Rewind\n\n2\n00:00:03,500 --> 00:00:06,000\nour official recap of the news\n', 'application/x-subrip');
+  });
+
+  it('gives unified metadata from the recorded /videos/ page (JSON-LD, player settings, OpenGraph)', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/metadata?url=${q('https://www.facebook.com/Nintendo/videos/387081299304444/')}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body).toMatchObject({
+      platform: 'facebook',
+      id: '387081299304444',
+      url: 'https://www.facebook.com/Nintendo/videos/387081299304444/',
+      title: 'Nintendo - Which enemy from a Nintendo game are you most...',
+      author: { name: 'Nintendo', handle: 'Nintendo', url: 'https://www.facebook.com/Nintendo' },
+      counts: { views: 29178, likes: 351, shares: 22, comments: 408 },
+      durationSeconds: 18,
+      publishedAt: '2021-06-03T18:00:04.000Z',
+      language: 'en',
+    });
+    expect(reply.body.tags).toContain('Games, Puzzles, & Play');
+    expect(reply.body.tags).toContain('Nintendo');
+    expect(reply.body.thumbnails[0]).toMatchObject({ width: 1920, height: 1080 });
+  });
+
+  it('reads the /watch/?v= page too, where the player settings are escaped inside a script', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/metadata?url=${q('https://www.facebook.com/watch/?v=387081299304444')}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body).toMatchObject({ platform: 'facebook', id: '387081299304444', author: { name: 'Nintendo', handle: 'Nintendo' } });
+    expect(reply.body.description).toMatch(/^Which enemy from a Nintendo game/);
+  });
+
+  it('transcribes a video without captions through the pipeline', async () => {
+    const key = await server.createKey('Free', { credits: 100 });
+    const reply = await get(`/v1/social/transcript?url=${q('https://www.facebook.com/watch/?v=387081299304444')}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body).toMatchObject({ aiGenerated: true, platform: 'facebook', videoId: '387081299304444' });
+    expect(reply.body.durationMinutes).toBeCloseTo(0.3, 2);
+    expect(reply.headers.get('x-credits-used')).toBe('2');
+    expect(stt.calls).toHaveLength(2);
+    expectStitched(reply.body.content, 18);
+  });
+
+  it('uses the video\'s SubRip captions where it has them, for 1 credit', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/facebook/transcript?url=${q('https://m.facebook.com/Nintendo/videos/286348296528911/')}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.headers.get('x-credits-used')).toBe('1');
+    expect(reply.body).toMatchObject({ aiGenerated: false, lang: 'en', availableLangs: ['en'], platform: 'facebook', videoId: '286348296528911' });
+    expect(reply.body.durationMinutes).toBeCloseTo(238 / 60, 2);
+    expect(reply.body.content).toEqual([
+      { text: 'Welcome to Nintendo Monthly Rewind', offset: 1000, duration: 2500, lang: 'en' },
+      { text: 'our official recap of the news', offset: 3500, duration: 2500, lang: 'en' },
+    ]);
+    expect(stt.calls).toHaveLength(0);
+  });
+
+  it('says a missing video is not found, charging nothing', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/facebook/transcript?url=${q('https://www.facebook.com/watch/?v=123456789')}`, key);
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.code).toBe('CONTENT_NOT_FOUND');
+    expect(await credits(key)).toBe(10);
+  });
+});

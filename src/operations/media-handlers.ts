@@ -19,6 +19,8 @@ import { fetchInstagram } from '../platforms/instagram/adapter.js';
 import { parseInstagramUrl } from '../platforms/instagram/url.js';
 import { fetchXPost } from '../platforms/x/adapter.js';
 import { parseXUrl } from '../platforms/x/url.js';
+import { fetchFacebook } from '../platforms/facebook/adapter.js';
+import { parseFacebookUrl } from '../platforms/facebook/url.js';
 
 export const directVideoHandler: UrlHandler = {
   platform: 'video',
@@ -77,5 +79,7 @@ export const xHandler = platformHandler('x', (url) => Boolean(parseXUrl(url)), (
   fetchXPost(ctx.services.http, url, { bearerToken: ctx.services.config.GLEANER_X_BEARER_TOKEN, queryId: ctx.services.config.GLEANER_X_TWEET_QUERY_ID }, ctx.signal),
 );
 
+export const facebookHandler = platformHandler('facebook', (url) => Boolean(parseFacebookUrl(url)), (url, ctx) => fetchFacebook(ctx.services.http, url, ctx.signal));
+
 /** Platforms first; the direct-file handler last, so a platform URL ending in .mp4 stays with its platform. */
-export const MEDIA_HANDLERS: UrlHandler[] = [tiktokHandler, instagramHandler, xHandler, directVideoHandler];
+export const MEDIA_HANDLERS: UrlHandler[] = [tiktokHandler, instagramHandler, xHandler, facebookHandler, directVideoHandler];

@@ -3,7 +3,7 @@ import type { AnyOperation } from './define.js';
 import { account, jobStatus } from './account.js';
 import { webCrawl, webMap, webScrape } from './web.js';
 import { metadataOperation } from './metadata.js';
-import { instagramTranscript, tiktokTranscript, videoTranscript, xTranscript } from './media.js';
+import { facebookTranscript, instagramTranscript, tiktokTranscript, videoTranscript, xTranscript } from './media.js';
 
 export const OPERATIONS: AnyOperation[] = [
   account,
@@ -12,6 +12,7 @@ export const OPERATIONS: AnyOperation[] = [
   tiktokTranscript,
   instagramTranscript,
   xTranscript,
+  facebookTranscript,
   videoTranscript,
   webScrape,
   webMap,
