@@ -139,6 +139,14 @@ describe('TikTok', () => {
     expect(await credits(key)).toBe(10);
   });
 
+  it('is reached by video_transcript too, which hands platform URLs to their adapter', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/video/transcript?url=${q(pageUrl)}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body).toMatchObject({ aiGenerated: false, lang: 'es-ES', platform: 'tiktok' });
+    expect(reply.headers.get('x-credits-used')).toBe('1');
+  });
+
   it('refuses a URL of another platform on the TikTok route', async () => {
     const key = await server.createKey('Free', { credits: 10 });
     const reply = await get(`/v1/tiktok/transcript?url=${q('https://example.com/video.mp4')}`, key);

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { connectMcp } from './helpers/mcp.js';
 import { generateMedia, startMediaServer, startSttServer, type GeneratedMedia, type MediaServer, type SttServer } from './support/media.js';
 
 let media: GeneratedMedia;
@@ -174,6 +175,21 @@ describe('video_transcript refusals', () => {
     }
   });
 
+  it('refuses media longer than GLEANER_MEDIA_MAX_MINUTES once ffprobe has read it, charging nothing', async () => {
+    const short = await startTestServer({ env: { GLEANER_STT_URL: stt.url, GLEANER_MEDIA_MAX_MINUTES: '1', GLEANER_UPSTREAM_OVERRIDES: `media.example=${files.origin}` } });
+    try {
+      const key = await short.createKey('Pro', { credits: 10 });
+      const reply = await transcript(short, key, `${MEDIA}/audio/talk.m4a`);
+      expect(reply.status).toBe(413);
+      expect(reply.body.error.message).toContain('GLEANER_MEDIA_MAX_MINUTES');
+      expect(stt.calls).toHaveLength(0);
+      expect(await credits(short, key)).toBe(10);
+      expect(tmpEntries(short)).toEqual([]);
+    } finally {
+      await short.close();
+    }
+  });
+
   it('says how to install ffmpeg when it is missing', async () => {
     const noFfmpeg = await startTestServer({
       env: { GLEANER_STT_URL: stt.url, GLEANER_FFMPEG_PATH: '/nonexistent/bin/ffmpeg', GLEANER_UPSTREAM_OVERRIDES: `media.example=${files.origin}` },
@@ -237,6 +253,25 @@ describe('a 25-minute file at the default chunk length', () => {
     expect(stt.calls).toHaveLength(0);
     expect(await credits(long, key)).toBe(20);
   }, 60_000);
+});
+
+describe('over MCP', () => {
+  it('video_transcript is a tool that returns the transcript, and says what is missing as an error result', async () => {
+    const key = await server.createKey('Pro', { credits: 100 });
+    const client = await connectMcp(server.baseUrl, key);
+    try {
+      const result = await client.callTool({ name: 'video_transcript', arguments: { url: `${MEDIA}/clips/short.mp4`, timestamps: false } });
+      expect(result.isError).toBeFalsy();
+      const body = result.structuredContent as { aiGenerated: boolean; content: Array<Record<string, unknown>> };
+      expect(body.aiGenerated).toBe(true);
+      expect(body.content[0]).not.toHaveProperty('offset');
+      const refused = await client.callTool({ name: 'video_transcript', arguments: { url: `${MEDIA}/page.html` } });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain('UNSUPPORTED_CONTENT');
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 describe('metadata of a direct file', () => {

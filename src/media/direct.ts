@@ -8,7 +8,7 @@ import { GleanerError } from '../errors.js';
 import type { Metadata } from '../platforms/types.js';
 import { downloadMedia } from './download.js';
 import { assertMediaTools, probeMedia } from './tools.js';
-import { mediaTools, type MediaContext } from './pipeline.js';
+import { makeWorkDir, mediaTools, type MediaContext } from './pipeline.js';
 
 const MEDIA_EXTENSIONS = /\.(mp4|m4v|webm|mov|mkv|avi|m4a|mp3|wav|ogg|oga|opus|flac|aac|m3u8|ts|3gp)$/i;
 
@@ -21,9 +21,7 @@ export async function directMediaMetadata(url: URL, ctx: Pick<MediaContext, 'ser
   const { config, http } = ctx.services;
   const tools = mediaTools(config);
   await assertMediaTools(tools);
-  const tmpRoot = path.join(config.GLEANER_DATA_DIR, 'tmp');
-  await fs.mkdir(tmpRoot, { recursive: true });
-  const dir = await fs.mkdtemp(path.join(tmpRoot, 'probe-'));
+  const dir = await makeWorkDir(config, 'probe-');
   try {
     const file = path.join(dir, 'input');
     await downloadMedia(http, url.toString(), file, {

@@ -68,9 +68,7 @@ export async function transcribeMedia(source: MediaSource | string, options: Tra
   const maxSeconds = config.GLEANER_MEDIA_MAX_MINUTES * 60;
   if (media.expectedSeconds && media.expectedSeconds > maxSeconds) throw tooLong(media.expectedSeconds, config);
 
-  const tmpRoot = path.join(config.GLEANER_DATA_DIR, 'tmp');
-  await fs.mkdir(tmpRoot, { recursive: true });
-  const dir = await fs.mkdtemp(path.join(tmpRoot, 'media-'));
+  const dir = await makeWorkDir(config, 'media-');
   try {
     const input = path.join(dir, 'input');
     ctx.progress?.(0, undefined, 'downloading media');
@@ -91,6 +89,25 @@ export async function transcribeMedia(source: MediaSource | string, options: Tra
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Leftovers of a process that was killed mid-work are swept once per process, when older than this. */
+const STALE_MS = 6 * 60 * 60_000;
+let swept = false;
+
+/** A fresh folder under GLEANER_DATA_DIR/tmp; the caller removes it. */
+export async function makeWorkDir(config: Config, prefix: string): Promise<string> {
+  const tmpRoot = path.join(config.GLEANER_DATA_DIR, 'tmp');
+  await fs.mkdir(tmpRoot, { recursive: true });
+  if (!swept) {
+    swept = true;
+    for (const name of await fs.readdir(tmpRoot)) {
+      const entry = path.join(tmpRoot, name);
+      const stat = await fs.stat(entry).catch(() => undefined);
+      if (stat && Date.now() - stat.mtimeMs > STALE_MS) await fs.rm(entry, { recursive: true, force: true });
+    }
+  }
+  return fs.mkdtemp(path.join(tmpRoot, prefix));
 }
 
 function tooLong(seconds: number, config: Config): GleanerError {
