@@ -23,6 +23,7 @@ beforeAll(async () => {
   files.serve('/audio/talk.m4a', media.make('talk.m4a', 150), 'audio/mp4');
   files.serve('/download', media.make('short.webm', 12), 'application/octet-stream');
   files.serveBody('/page.html', '<!doctype html><html><head><title>Not a video</title></head><body>Hello</body></html>', 'text/html; charset=utf-8');
+  files.serveBody('/tiny.mp3', Buffer.from(Array.from({ length: 100 }, (_, i) => (i * 31) % 256)), 'audio/mpeg');
   files.serveBody('/fake.mp4', Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 251)), 'video/mp4');
   // HLS: the 20-second clip cut into 4-second MPEG-TS segments, with a master playlist.
   const hlsDir = media.path('hls');
@@ -151,6 +152,8 @@ describe('video_transcript refusals', () => {
     const fake = await transcript(server, key, `${MEDIA}/fake.mp4`);
     expect(fake.status).toBe(415);
     expect(fake.body.error.code).toBe('UNSUPPORTED_CONTENT');
+    const tiny = await transcript(server, key, `${MEDIA}/tiny.mp3`);
+    expect(tiny.status).toBe(415);
     const missing = await transcript(server, key, `${MEDIA}/clips/none.mp4`);
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('CONTENT_NOT_FOUND');
