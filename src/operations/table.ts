@@ -3,5 +3,7 @@ import type { AnyOperation } from './define.js';
 import { account, jobStatus } from './account.js';
 import { webCrawl, webMap, webScrape } from './web.js';
 import { metadataOperation } from './metadata.js';
+import { transcriptOperation } from './transcript.js';
+import { YOUTUBE_OPERATIONS } from './youtube.js';
 
-export const OPERATIONS: AnyOperation[] = [account, jobStatus, metadataOperation, webScrape, webMap, webCrawl];
+export const OPERATIONS: AnyOperation[] = [account, jobStatus, metadataOperation, webScrape, webMap, webCrawl, transcriptOperation, ...YOUTUBE_OPERATIONS];

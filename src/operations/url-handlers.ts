@@ -4,6 +4,7 @@
  */
 import type { Metadata, TranscriptResponse } from '../platforms/types.js';
 import type { OperationContext } from './define.js';
+import { youtubeUrlHandler } from './youtube-handler.js';
 
 export interface TranscriptOptions {
   lang?: string;
@@ -20,7 +21,7 @@ export interface UrlHandler {
   transcript?(url: URL, options: TranscriptOptions, ctx: OperationContext): Promise<TranscriptResponse>;
 }
 
-export const URL_HANDLERS: UrlHandler[] = [];
+export const URL_HANDLERS: UrlHandler[] = [youtubeUrlHandler];
 
 export function handlerFor(url: URL): UrlHandler | undefined {
   return URL_HANDLERS.find((handler) => handler.matches(url));
