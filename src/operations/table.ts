@@ -5,5 +5,6 @@ import { webCrawl, webMap, webScrape } from './web.js';
 import { metadataOperation } from './metadata.js';
 import { transcriptOperation } from './transcript.js';
 import { YOUTUBE_OPERATIONS } from './youtube.js';
+import { videoAnalysis } from './analysis.js';
 
-export const OPERATIONS: AnyOperation[] = [account, jobStatus, metadataOperation, webScrape, webMap, webCrawl, transcriptOperation, ...YOUTUBE_OPERATIONS];
+export const OPERATIONS: AnyOperation[] = [account, jobStatus, metadataOperation, webScrape, webMap, webCrawl, transcriptOperation, ...YOUTUBE_OPERATIONS, videoAnalysis];

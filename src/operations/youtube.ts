@@ -4,10 +4,11 @@
  */
 import { z } from 'zod';
 import { defineOperation, type OperationContext } from './define.js';
-import { isGleanerError, toGleanerError } from '../errors.js';
+import { GleanerError, isGleanerError, toGleanerError } from '../errors.js';
 import type { TranscriptResponse } from '../platforms/types.js';
 import { parseVideoRef } from '../platforms/youtube/ids.js';
-import { renderTranscript, youtubeTranscript, type TranscriptFallback } from '../platforms/youtube/transcript.js';
+import { renderTranscript, youtubeTranscript, type SegmentTranslator, type TranscriptFallback } from '../platforms/youtube/transcript.js';
+import { translateSegments } from '../ai/translate.js';
 import { youtubeSearch } from '../platforms/youtube/search.js';
 import { youtubeChannel, youtubeChannelVideos, youtubePlaylist, youtubePlaylistVideos } from '../platforms/youtube/listings.js';
 import { innertube } from '../platforms/youtube/client.js';
@@ -28,17 +29,40 @@ export function transcriptCredits(result: Pick<TranscriptResponse, 'aiGenerated'
 const LANG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
 const langCode = (what: string) => z.string().regex(LANG, 'must be a language code such as en, de or pt-BR').describe(what);
 
-function transcriptDeps(ctx: OperationContext) {
-  return { http: ctx.services.http, store: ctx.services.store, fallback: youtubeTranscriptHooks.fallback?.(ctx) };
+function transcriptDeps(ctx: OperationContext, aiTranslation: boolean) {
+  return {
+    http: ctx.services.http,
+    store: ctx.services.store,
+    fallback: youtubeTranscriptHooks.fallback?.(ctx),
+    ...(aiTranslation ? { translator: aiTranslator(ctx) } : {}),
+  };
+}
+
+/**
+ * Translation by a language model, for the translate operation where YouTube offers none: the
+ * configured endpoint when there is one, else the MCP client's model through sampling.
+ */
+function aiTranslator(ctx: OperationContext): SegmentTranslator {
+  return async (segments, targetLang) => {
+    const model = ctx.services.chat ?? ctx.sampling;
+    if (!model) {
+      throw new GleanerError(
+        'NOT_CONFIGURED',
+        `YouTube offers no translation into "${targetLang}" for this video, and no language model is available to translate it: set GLEANER_LLM_URL (with GLEANER_LLM_API_KEY and GLEANER_LLM_MODEL), or call over MCP from a client that supports sampling.`,
+      );
+    }
+    const translated = await translateSegments(model, segments.map((s) => ({ ...s, lang: '' })), targetLang, ctx.signal);
+    return translated.map(({ text, offset, duration }) => ({ text, offset: offset ?? 0, duration: duration ?? 0 }));
+  };
 }
 
 /** One YouTube transcript in the reply shape (shared by the operations and the URL handler). */
 export async function transcriptFor(
   videoId: string,
-  options: { lang?: string; translate?: string; timestamps: boolean; text?: boolean },
+  options: { lang?: string; translate?: string; timestamps: boolean; text?: boolean; aiTranslation?: boolean },
   ctx: OperationContext,
 ): Promise<TranscriptResponse> {
-  const { transcript, cached } = await youtubeTranscript(transcriptDeps(ctx), { videoId, lang: options.lang, translate: options.translate });
+  const { transcript, cached } = await youtubeTranscript(transcriptDeps(ctx, options.aiTranslation ?? false), { videoId, lang: options.lang, translate: options.translate });
   return renderTranscript(transcript, { timestamps: options.timestamps, text: options.text, cached });
 }
 
@@ -146,7 +170,7 @@ export const youtubeTranscriptTranslate = defineOperation({
   name: 'youtube_transcript_translate',
   title: 'Translated YouTube transcript',
   description:
-    "Returns a YouTube video's transcript translated into targetLang, using YouTube's own caption translation where the video's captions allow it (otherwise TRANSCRIPT_UNAVAILABLE: AI translation is not offered yet). POST { url, targetLang }, or GET with url or videoId and lang. Costs 30 credits per started minute of video. Pro plan or higher.",
+    "Returns a YouTube video's transcript translated into targetLang, using YouTube's own caption translation where the video's captions allow it, and otherwise a language model (the configured endpoint, or the MCP client's model), keeping every segment's timing; translatedBy says which. POST { url, targetLang }, or GET with url or videoId and lang. Costs 30 credits per started minute of video. Pro plan or higher.",
   http: { method: 'POST', path: '/v1/youtube/transcript/translate', aliases: ['/v1/vidsite/transcript/translate'], alsoGet: true },
   input: z
     .object({
@@ -174,7 +198,7 @@ export const youtubeTranscriptTranslate = defineOperation({
   async run(input, ctx) {
     const videoId = videoIdOfInput(input);
     const target = (input.targetLang ?? input.lang)!;
-    const result = await transcriptFor(videoId, { translate: target, timestamps: input.timestamps, text: input.text }, ctx);
+    const result = await transcriptFor(videoId, { translate: target, timestamps: input.timestamps, text: input.text, aiTranslation: true }, ctx);
     // The first minute was reserved up front; the rest once the video's length is known.
     const minutes = Math.max(1, Math.ceil(result.durationMinutes));
     if (minutes > 1) await ctx.reserveCredits((minutes - 1) * CREDITS_PER_MINUTE);

@@ -23,6 +23,8 @@ export interface StoredTranscript {
   /** Language of the segments (the translation's when translated). */
   lang: string;
   translatedTo?: string;
+  /** Who translated: YouTube's caption translation, or a language model. */
+  translatedBy?: 'youtube' | 'ai';
   aiGenerated: boolean;
   durationSeconds: number;
   availableLangs: string[];
@@ -38,10 +40,14 @@ export interface TranscriptRequest {
 /** Produces a transcript when the video has no captions (speech-to-text). Undefined: none either. */
 export type TranscriptFallback = (video: { videoId: string; durationSeconds: number; lang?: string }) => Promise<StoredTranscript | undefined>;
 
+/** Translates segments with a language model, keeping their timing (where YouTube offers no translation). */
+export type SegmentTranslator = (segments: StoredSegment[], targetLang: string) => Promise<StoredSegment[]>;
+
 export interface TranscriptDeps {
   http: HttpClient;
   store: Store;
   fallback?: TranscriptFallback;
+  translator?: SegmentTranslator;
   /** How long a transcript is kept (default a day). */
   ttlMs?: number;
 }
@@ -76,40 +82,50 @@ async function fetchTranscript(deps: TranscriptDeps, request: TranscriptRequest)
   const { track } = picked;
   let translateTo = request.translate;
   if (translateTo && translateTo.toLowerCase() === track.languageCode.toLowerCase()) translateTo = undefined;
+  const base = { videoId: request.videoId, aiGenerated: false, durationSeconds: seconds, availableLangs };
   if (translateTo) {
     const offered = translationLanguages.find((code) => code.toLowerCase() === translateTo!.toLowerCase());
     if (!track.isTranslatable || !offered) {
+      if (deps.translator) {
+        const original = await readTrack(deps.http, request.videoId, trackBodyUrl(track, undefined));
+        const segments = await deps.translator(original, translateTo);
+        return { ...base, lang: translateTo, translatedTo: translateTo, translatedBy: 'ai', segments };
+      }
       throw new GleanerError(
         'TRANSCRIPT_UNAVAILABLE',
         `YouTube offers no translation of the ${track.languageCode} captions of ${request.videoId} into "${translateTo}"` +
-          (track.isTranslatable && translationLanguages.length > 0 ? ` (it offers: ${translationLanguages.join(', ')}).` : '.'),
+          (track.isTranslatable && translationLanguages.length > 0 ? ` (it offers: ${translationLanguages.join(', ')})` : '') +
+          '. The youtube_transcript_translate operation translates with a language model where YouTube cannot.',
       );
     }
     translateTo = offered;
   }
-  const reply = await deps.http.fetch(trackBodyUrl(track, translateTo), { maxBytes: 8 * 1024 * 1024 });
+  const segments = await readTrack(deps.http, request.videoId, trackBodyUrl(track, translateTo));
+  return {
+    ...base,
+    lang: translateTo ?? track.languageCode,
+    ...(translateTo ? { translatedTo: translateTo, translatedBy: 'youtube' as const } : {}),
+    segments,
+  };
+}
+
+/** Downloads and parses one caption body. */
+async function readTrack(http: HttpClient, videoId: string, url: string): Promise<StoredSegment[]> {
+  const reply = await http.fetch(url, { maxBytes: 8 * 1024 * 1024 });
   if (reply.status !== 200) {
-    throw new GleanerError('UPSTREAM_ERROR', `YouTube answered the caption request for ${request.videoId} with HTTP ${reply.status}.`);
+    throw new GleanerError('UPSTREAM_ERROR', `YouTube answered the caption request for ${videoId} with HTTP ${reply.status}.`);
+  }
+  if (reply.text().trim() === '') {
+    // YouTube answers an empty body when it wants a proof-of-origin token for the track.
+    throw new GleanerError('UPSTREAM_ERROR', `YouTube sent an empty caption body for ${videoId}.`);
   }
   let cues;
   try {
     cues = parseCaptionBody(reply.text());
   } catch (error) {
-    throw new GleanerError('UPSTREAM_ERROR', `The captions of ${request.videoId} could not be read.`, { cause: error });
+    throw new GleanerError('UPSTREAM_ERROR', `The captions of ${videoId} could not be read.`, { cause: error });
   }
-  if (reply.text().trim() === '') {
-    // YouTube answers an empty body when it wants a proof-of-origin token for the track.
-    throw new GleanerError('UPSTREAM_ERROR', `YouTube sent an empty caption body for ${request.videoId}.`);
-  }
-  return {
-    videoId: request.videoId,
-    lang: translateTo ?? track.languageCode,
-    ...(translateTo ? { translatedTo: translateTo } : {}),
-    aiGenerated: false,
-    durationSeconds: seconds,
-    availableLangs,
-    segments: cues.map((cue) => ({ text: cue.text, offset: cue.startMs, duration: cue.durationMs })),
-  };
+  return cues.map((cue) => ({ text: cue.text, offset: cue.startMs, duration: cue.durationMs }));
 }
 
 /** The reply: segments with or without timing, or one plain string. */
@@ -128,7 +144,7 @@ export function renderTranscript(
     cached: options.cached,
     content,
     availableLangs: transcript.availableLangs,
-    ...(transcript.translatedTo ? { translatedTo: transcript.translatedTo } : {}),
+    ...(transcript.translatedTo ? { translatedTo: transcript.translatedTo, translatedBy: transcript.translatedBy ?? 'youtube' } : {}),
     platform: 'youtube',
     videoId: transcript.videoId,
   };
