@@ -9,7 +9,7 @@ import type { Store } from '../../store/store.js';
 import type { TranscriptResponse } from '../types.js';
 import { parseCaptionBody, pickTrack, trackBodyUrl } from './captions.js';
 import { innertube } from './client.js';
-import { captionTracks, durationSeconds, loadPlayer } from './video.js';
+import { audioStreamUrl, captionTracks, durationSeconds, loadPlayer } from './video.js';
 
 export interface StoredSegment {
   text: string;
@@ -38,7 +38,7 @@ export interface TranscriptRequest {
 }
 
 /** Produces a transcript when the video has no captions (speech-to-text). Undefined: none either. */
-export type TranscriptFallback = (video: { videoId: string; durationSeconds: number; lang?: string }) => Promise<StoredTranscript | undefined>;
+export type TranscriptFallback = (video: { videoId: string; durationSeconds: number; lang?: string; audioUrl?: string }) => Promise<StoredTranscript | undefined>;
 
 /** Translates segments with a language model, keeping their timing (where YouTube offers no translation). */
 export type SegmentTranslator = (segments: StoredSegment[], targetLang: string) => Promise<StoredSegment[]>;
@@ -75,7 +75,7 @@ async function fetchTranscript(deps: TranscriptDeps, request: TranscriptRequest)
   const availableLangs = [...new Set(tracks.map((t) => t.languageCode))];
   const picked = pickTrack(tracks, request.lang, defaultIndex);
   if (!picked) {
-    const produced = await deps.fallback?.({ videoId: request.videoId, durationSeconds: seconds, lang: request.lang });
+    const produced = await deps.fallback?.({ videoId: request.videoId, durationSeconds: seconds, lang: request.lang, audioUrl: audioStreamUrl(info) });
     if (produced) return produced;
     throw new GleanerError('TRANSCRIPT_UNAVAILABLE', `The YouTube video ${request.videoId} has no captions, and no speech-to-text fallback is available.`);
   }

@@ -166,3 +166,15 @@ export function toMetadata(info: Info): Metadata {
     tags: video.tags,
   };
 }
+
+/**
+ * The smallest audio-only stream with a plain URL, for speech to text when a video has no captions.
+ * Streams whose URL is ciphered need YouTube's player script, which this client does not load.
+ */
+export function audioStreamUrl(info: Info): string | undefined {
+  const formats = [...(info.streaming_data?.adaptive_formats ?? []), ...(info.streaming_data?.formats ?? [])];
+  const audio = formats
+    .filter((format) => format.has_audio && !format.has_video && typeof format.url === 'string' && format.url.startsWith('http'))
+    .sort((a, b) => (a.bitrate ?? Infinity) - (b.bitrate ?? Infinity));
+  return audio[0]?.url ?? formats.find((format) => format.has_audio && typeof format.url === 'string')?.url;
+}
