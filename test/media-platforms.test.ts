@@ -139,6 +139,17 @@ describe('TikTok', () => {
     expect(await credits(key)).toBe(10);
   });
 
+  it('translate through the universal transcript picks the platform\'s translated track, and refuses a language it lacks for free', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const english = await get(`/v1/transcript?url=${q(pageUrl)}&translate=en`, key);
+    expect(english.status, JSON.stringify(english.body)).toBe(200);
+    expect(english.body).toMatchObject({ lang: 'en-US', translatedTo: 'en-US', aiGenerated: false });
+    const french = await get(`/v1/transcript?url=${q(pageUrl)}&translate=fr`, key);
+    expect(french.status).toBe(404);
+    expect(french.body.error.code).toBe('TRANSCRIPT_UNAVAILABLE');
+    expect(await credits(key)).toBe(9);
+  });
+
   it('is reached by video_transcript too, which hands platform URLs to their adapter', async () => {
     const key = await server.createKey('Free', { credits: 10 });
     const reply = await get(`/v1/video/transcript?url=${q(pageUrl)}`, key);

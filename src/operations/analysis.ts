@@ -69,7 +69,15 @@ export const videoAnalysis = defineOperation({
       },
     };
     ctx.progress(0, 3, 'reading metadata');
-    const metadata: Metadata | null = handler.metadata ? await handler.metadata(url, counted).catch(soft) : null;
+    const notes: string[] = [];
+    // Metadata only adds context: the analysis goes on without it, and says so.
+    const metadata: Metadata | null = handler.metadata
+      ? await handler.metadata(url, counted).catch((error: unknown) => {
+          if (!isGleanerError(error)) throw error;
+          notes.push(`The video's metadata could not be read (${error.code}); the analysis used the transcript only.`);
+          return null;
+        })
+      : null;
     ctx.progress(1, 3, 'reading the transcript');
     const transcript: TranscriptResponse | null = handler.transcript ? await handler.transcript(url, { timestamps: true }, counted).catch(soft) : null;
     if (!metadata && !transcript) throw new GleanerError('TRANSCRIPT_UNAVAILABLE', `Neither a transcript nor metadata could be read for ${value.url}.`);
@@ -83,7 +91,7 @@ export const videoAnalysis = defineOperation({
       signal: ctx.signal,
     });
     ctx.progress(3, 3, 'done');
-    return { ...analysis, url: value.url, creditsUsed: 5 + extraCredits };
+    return { ...analysis, notes: [...notes, ...analysis.notes], url: value.url, creditsUsed: 5 + extraCredits };
   },
 });
 

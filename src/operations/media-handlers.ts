@@ -47,14 +47,30 @@ async function postTranscript(post: PlatformPost, options: TranscriptOptions, ct
   const { platform, id } = post.metadata;
   const availableLangs = [...new Set(post.captions.map((t) => t.lang))];
   const extra = { platform, videoId: id, ...(availableLangs.length ? { availableLangs } : {}) };
-  const track = chooseTrack(post.captions, options.lang);
+  let track = chooseTrack(post.captions, options.lang);
+  let translatedTo: string | undefined;
+  if (options.translate) {
+    // Only the platform's own caption tracks translate here (TikTok publishes machine translations);
+    // refused before any media is fetched or charged.
+    const wanted = options.translate.toLowerCase().split('-')[0];
+    const target = post.captions.find((t) => t.lang.toLowerCase().split('-')[0] === wanted);
+    if (!target) {
+      throw new GleanerError(
+        'TRANSCRIPT_UNAVAILABLE',
+        `This ${platform} post has no captions in "${options.translate}"${availableLangs.length ? ` (it has: ${availableLangs.join(', ')})` : ''}, and transcripts of it are not translated.`,
+      );
+    }
+    if (target !== track) translatedTo = target.lang;
+    track = target;
+  }
   if (track) {
     const body = await fetchPlatform(ctx.services.http, track.url, 'The caption track', { headers: post.captionHeaders, signal: ctx.signal });
     const content = parseCaptions(body.text(), track.lang);
     if (content.length > 0) {
       const last = content.at(-1)!;
       const seconds = post.metadata.durationSeconds ?? ((last.offset ?? 0) + (last.duration ?? 0)) / 1000;
-      return { ...finishTranscript({ lang: track.lang, aiGenerated: false, durationMinutes: durationMinutes(seconds), cached: false, content }, options), ...extra };
+      const transcript = finishTranscript({ lang: track.lang, aiGenerated: false, durationMinutes: durationMinutes(seconds), cached: false, content }, options);
+      return { ...transcript, ...extra, ...(translatedTo ? { translatedTo } : {}) };
     }
   }
   if (!post.media) throw post.noMedia ?? new GleanerError('TRANSCRIPT_UNAVAILABLE', `This ${platform} post has no video or audio to transcribe.`);

@@ -4,6 +4,7 @@
  */
 import type { Metadata, TranscriptResponse } from '../platforms/types.js';
 import type { OperationContext } from './define.js';
+import { youtubeUrlHandler } from './youtube-handler.js';
 import { MEDIA_HANDLERS } from './media-handlers.js';
 
 export interface TranscriptOptions {
@@ -21,7 +22,7 @@ export interface UrlHandler {
   transcript?(url: URL, options: TranscriptOptions, ctx: OperationContext): Promise<TranscriptResponse>;
 }
 
-export const URL_HANDLERS: UrlHandler[] = [...MEDIA_HANDLERS];
+export const URL_HANDLERS: UrlHandler[] = [youtubeUrlHandler, ...MEDIA_HANDLERS];
 
 export function handlerFor(url: URL): UrlHandler | undefined {
   return URL_HANDLERS.find((handler) => handler.matches(url));

@@ -25,6 +25,8 @@ export const transcriptResponse = z.object({
   availableLangs: z.array(z.string()).optional(),
   /** The language the transcript was translated to, when it was. */
   translatedTo: z.string().optional(),
+  /** Who translated: the platform's own caption translation, or a language model. */
+  translatedBy: z.enum(['youtube', 'ai']).optional(),
   platform: z.string().optional(),
   videoId: z.string().optional(),
 });

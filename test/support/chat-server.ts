@@ -13,7 +13,7 @@ export interface ChatCall {
   authorization?: string;
 }
 
-export type ChatReply = string | ((call: ChatCall) => string);
+export type ChatReply = string | ((call: ChatCall) => string | Promise<string>);
 
 export interface ChatServer {
   url: string;
@@ -39,7 +39,7 @@ export async function startChatServer(): Promise<ChatServer> {
     const reply = replies.length > 1 ? replies.shift()! : replies[0];
     let content: string;
     try {
-      content = typeof reply === 'function' ? reply(call) : (reply ?? '');
+      content = typeof reply === 'function' ? await reply(call) : (reply ?? '');
     } catch (error) {
       res.writeHead(500).end(JSON.stringify({ error: { message: `test reply failed: ${(error as Error).message}` } }));
       return;

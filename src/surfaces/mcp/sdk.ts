@@ -92,8 +92,20 @@ export async function serveStdio(identity: ServerIdentity, tools: ToolSet, apiKe
  * Streamable HTTP with stateful sessions (sampling needs them). The caller has already checked
  * Host, Origin and the key; this routes each request to its session's transport.
  */
-export function createStreamableHttpHandler(identity: ServerIdentity, tools: ToolSet) {
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server }>();
+export function createStreamableHttpHandler(identity: ServerIdentity, tools: ToolSet, options: { idleMs?: number } = {}) {
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server; lastSeen: number }>();
+  // Clients that vanish without DELETE would otherwise keep their session (and its server) forever.
+  const idleMs = options.idleMs ?? 30 * 60_000;
+  const sweeper = setInterval(() => {
+    const cutoff = Date.now() - idleMs;
+    for (const [id, session] of sessions) {
+      if (session.lastSeen < cutoff) {
+        sessions.delete(id);
+        void session.server.close().catch(() => undefined);
+      }
+    }
+  }, Math.min(idleMs, 60_000));
+  sweeper.unref();
   const apiKeyOf = (headers: Record<string, unknown> | undefined) => {
     const value = headers?.['x-api-key'];
     return Array.isArray(value) ? String(value[0]) : typeof value === 'string' ? value : undefined;
@@ -103,6 +115,7 @@ export function createStreamableHttpHandler(identity: ServerIdentity, tools: Too
     const sessionId = req.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     if (existing) {
+      existing.lastSeen = Date.now();
       await existing.transport.handleRequest(req, res, body);
       return;
     }
@@ -117,7 +130,7 @@ export function createStreamableHttpHandler(identity: ServerIdentity, tools: Too
     const server = createSdkServer(identity, tools, apiKeyOf);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, server, lastSeen: Date.now() }),
       onsessionclosed: (id) => void sessions.delete(id),
     });
     transport.onclose = () => {
@@ -128,6 +141,7 @@ export function createStreamableHttpHandler(identity: ServerIdentity, tools: Too
   }
 
   async function close(): Promise<void> {
+    clearInterval(sweeper);
     await Promise.all([...sessions.values()].map(({ server }) => server.close().catch(() => undefined)));
     sessions.clear();
   }

@@ -1,0 +1,17 @@
+/** YouTube in the cross-platform `metadata` and `transcript` operations: any URL naming a video. */
+import type { UrlHandler } from './url-handlers.js';
+import { isYoutubeUrl, videoIdFromUrl } from '../platforms/youtube/ids.js';
+import { innertube } from '../platforms/youtube/client.js';
+import { loadVideo, toMetadata } from '../platforms/youtube/video.js';
+import { transcriptFor } from './youtube.js';
+
+export const youtubeUrlHandler: UrlHandler = {
+  platform: 'youtube',
+  // Channel and playlist pages are not videos: metadata reads them as web pages.
+  matches: (url) => isYoutubeUrl(url) && videoIdFromUrl(url) !== undefined,
+  async metadata(url, ctx) {
+    const yt = await innertube(ctx.services.http);
+    return toMetadata(await loadVideo(yt, videoIdFromUrl(url)!));
+  },
+  transcript: (url, options, ctx) => transcriptFor(videoIdFromUrl(url)!, options, ctx),
+};

@@ -1,0 +1,83 @@
+/**
+ * The InnerTube client: youtubei.js, with every request it makes sent through Gleaner's own
+ * outbound client (overrides, SSRF guard, timeouts, retries and per-host politeness stay ours).
+ *
+ * The session is generated locally and neither the player script nor the InnerTube config is
+ * fetched at start-up: transcripts, metadata, search and listings need none of them, and each
+ * would be one more request to YouTube before the first useful one.
+ */
+import { Innertube, Log, Utils } from 'youtubei.js';
+import { GleanerError, isGleanerError } from '../../errors.js';
+import type { HttpClient } from '../../net/http.js';
+
+Log.setLevel(Log.Level.NONE);
+
+const clients = new WeakMap<HttpClient, Promise<Innertube>>();
+
+/** One InnerTube session per outbound client (one per running app). */
+export function innertube(http: HttpClient): Promise<Innertube> {
+  let client = clients.get(http);
+  if (!client) {
+    client = Innertube.create({
+      fetch: gleanerFetch(http),
+      generate_session_locally: true,
+      retrieve_player: false,
+      retrieve_innertube_config: false,
+      lang: 'en',
+      location: 'US',
+    });
+    // A failed start (it makes no request, so it should not) must not poison later calls.
+    client.catch(() => clients.delete(http));
+    clients.set(http, client);
+  }
+  return client;
+}
+
+/** A WHATWG fetch over HttpClient.fetch, as youtubei.js expects one. */
+function gleanerFetch(http: HttpClient): typeof fetch {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    const method = request.method.toUpperCase() as 'GET' | 'POST' | 'HEAD' | 'PUT';
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, name) => {
+      headers[name] = value;
+    });
+    const body = method === 'GET' || method === 'HEAD' ? undefined : new Uint8Array(await request.arrayBuffer());
+    // InnerTube POSTs only read: retrying them on a transient failure is safe.
+    const reply = await http.fetch(request.url, { method, headers, body, retries: 2, maxBytes: 16 * 1024 * 1024 });
+    const empty = reply.status === 204 || reply.status === 304 || method === 'HEAD';
+    return new Response(empty ? null : new Uint8Array(reply.body), { status: reply.status, headers: reply.headers });
+  };
+}
+
+/** The HTTP status in a youtubei.js request failure, if that is what the error is. */
+export function upstreamStatus(error: unknown): number | undefined {
+  if (!(error instanceof Utils.InnertubeError)) return undefined;
+  const found = /failed with status code (\d{3})/.exec(error.message);
+  return found ? Number(found[1]) : undefined;
+}
+
+/**
+ * Runs one YouTube call and turns whatever it throws into a GleanerError: our own client's errors
+ * (unreachable, timeout, too large) pass through; `classify` may name a refusal better (a 404 on a
+ * channel, youtubei.js saying a video is unavailable); anything else is UPSTREAM_ERROR.
+ */
+export async function callYoutube<T>(
+  what: string,
+  work: () => Promise<T>,
+  classify?: (status: number | undefined, message: string) => GleanerError | undefined,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+      if (isGleanerError(e)) throw e;
+    }
+    const status = upstreamStatus(error);
+    const message = (error as Error)?.message ?? String(error);
+    const named = classify?.(status, message);
+    if (named) throw named;
+    if (status !== undefined) throw new GleanerError('UPSTREAM_ERROR', `YouTube answered ${what} with HTTP ${status}.`, { cause: error });
+    throw new GleanerError('UPSTREAM_ERROR', `YouTube's reply to ${what} could not be read: ${message}`, { cause: error });
+  }
+}
