@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { startChatServer } from './support/chat-server.js';
 import { generateMedia, startMediaServer, startSttServer, type GeneratedMedia, type MediaServer, type SttServer } from './support/media.js';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
@@ -148,6 +149,34 @@ describe('TikTok', () => {
     expect(french.status).toBe(404);
     expect(french.body.error.code).toBe('TRANSCRIPT_UNAVAILABLE');
     expect(await credits(key)).toBe(9);
+  });
+
+  it('translate into a language TikTok lacks uses a language model where one is configured, keeping timing', async () => {
+    const chat = await startChatServer();
+    chat.script((call) => {
+      const list = JSON.parse(/(\[\{"i":0,.*\}\])/.exec(call.messages[1].content)![1]) as Array<{ i: number; text: string }>;
+      return JSON.stringify({ segments: list.map(({ i, text }) => ({ i, text: `[fr] ${text}` })) });
+    });
+    const hosts = ['tiktok.com', 'tiktokcdn-eu.com'];
+    const withModel = await startTestServer({
+      env: { GLEANER_STT_URL: stt.url, GLEANER_LLM_URL: chat.url, GLEANER_UPSTREAM_OVERRIDES: hosts.map((h) => `${h}=${upstream.origin}`).join(',') },
+    });
+    try {
+      const key = await withModel.createKey('Free', { credits: 100 });
+      const reply = await withModel.request('GET', `/v1/transcript?url=${q(pageUrl)}&translate=fr`, { apiKey: key });
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+      expect(reply.body).toMatchObject({ lang: 'fr', translatedTo: 'fr', translatedBy: 'ai', aiGenerated: false });
+      expect(reply.body.content).toEqual([
+        { text: '[fr] Hola a todos', offset: 0, duration: 2000, lang: 'fr' },
+        { text: '[fr] esto es un menú nuevo', offset: 2000, duration: 2000, lang: 'fr' },
+        { text: '[fr] hasta luego', offset: 4000, duration: 2000, lang: 'fr' },
+      ]);
+      // 1 for the captions, 30 per started minute of the 64-second video for the translation.
+      expect(reply.headers.get('x-credits-used')).toBe(String(1 + 30 * 2));
+    } finally {
+      await withModel.close();
+      await chat.close();
+    }
   });
 
   it('is reached by video_transcript too, which hands platform URLs to their adapter', async () => {

@@ -9,6 +9,8 @@ import type { TranscriptResponse } from '../platforms/types.js';
 import { parseVideoRef } from '../platforms/youtube/ids.js';
 import { renderTranscript, youtubeTranscript, type SegmentTranslator, type TranscriptFallback } from '../platforms/youtube/transcript.js';
 import { translateSegments } from '../ai/translate.js';
+import { transcriptCredits } from '../media/credits.js';
+import { requireChatModel } from './models.js';
 import { youtubeSearch } from '../platforms/youtube/search.js';
 import { youtubeChannel, youtubeChannelVideos, youtubePlaylist, youtubePlaylistVideos } from '../platforms/youtube/listings.js';
 import { innertube } from '../platforms/youtube/client.js';
@@ -21,10 +23,6 @@ import { youtubeSpeechFallback } from './youtube-fallback.js';
  */
 export const youtubeTranscriptHooks: { fallback?: (ctx: OperationContext) => TranscriptFallback | undefined } = { fallback: youtubeSpeechFallback };
 
-/** Credits of one transcript: 1 from captions, 2 per started minute when AI produced it. */
-export function transcriptCredits(result: Pick<TranscriptResponse, 'aiGenerated' | 'durationMinutes'>): number {
-  return result.aiGenerated ? 2 * Math.max(1, Math.ceil(result.durationMinutes)) : 1;
-}
 
 const LANG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
 const langCode = (what: string) => z.string().regex(LANG, 'must be a language code such as en, de or pt-BR').describe(what);
@@ -44,13 +42,7 @@ function transcriptDeps(ctx: OperationContext, aiTranslation: boolean) {
  */
 function aiTranslator(ctx: OperationContext): SegmentTranslator {
   return async (segments, targetLang) => {
-    const model = ctx.services.chat ?? ctx.sampling;
-    if (!model) {
-      throw new GleanerError(
-        'NOT_CONFIGURED',
-        `YouTube offers no translation into "${targetLang}" for this video, and no language model is available to translate it: set GLEANER_LLM_URL (with GLEANER_LLM_API_KEY and GLEANER_LLM_MODEL), or call over MCP from a client that supports sampling.`,
-      );
-    }
+    const model = requireChatModel(ctx, `translating into "${targetLang}", which YouTube does not offer for this video`);
     const translated = await translateSegments(model, segments.map((s) => ({ ...s, lang: '' })), targetLang, ctx.signal);
     return translated.map(({ text, offset, duration }) => ({ text, offset: offset ?? 0, duration: duration ?? 0 }));
   };
