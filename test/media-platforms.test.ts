@@ -404,3 +404,25 @@ describe('Facebook', () => {
     expect(await credits(key)).toBe(10);
   });
 });
+
+describe('the universal transcript', () => {
+  it('routes each platform\'s URL to its adapter', async () => {
+    const key = await server.createKey('Free', { credits: 100 });
+    const urls: Array<[string, string]> = [
+      ['https://www.tiktok.com/@illojuan/video/7571863205253778710', 'tiktok'],
+      ['https://www.instagram.com/p/CPQjO5RIIO9/', 'instagram'],
+      ['https://twitter.com/DivineDropbear/status/1841206275088290279', 'x'],
+      ['https://www.facebook.com/Nintendo/videos/387081299304444/', 'facebook'],
+    ];
+    for (const [url, platform] of urls) {
+      const reply = await get(`/v1/transcript?url=${q(url)}`, key);
+      expect(reply.status, `${url}: ${JSON.stringify(reply.body).slice(0, 200)}`).toBe(200);
+      expect(reply.body.platform).toBe(platform);
+      expect(reply.body.content.length).toBeGreaterThan(0);
+    }
+    const unsupported = await get(`/v1/transcript?url=${q('https://vimeo.com/76979871')}`, key);
+    expect(unsupported.status).toBe(400);
+    expect(unsupported.body.error.code).toBe('UNSUPPORTED_URL');
+    expect(unsupported.body.error.message).toMatch(/youtube.*tiktok.*instagram.*x.*facebook/);
+  });
+});
