@@ -282,7 +282,8 @@ describe('X', () => {
     const reply = await get(`/v1/metadata?url=${q('https://twitter.com/DivineDropbear/status/1841206275088290279?s=20')}`, key);
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
     expect(reply.body).toMatchObject({
-      platform: 'x',
+      platform: 'twitter',
+      type: 'video',
       id: '1841206275088290279',
       url: 'https://x.com/DivineDropbear/status/1841206275088290279',
       author: { name: 'Tranquility Found', handle: 'DivineDropbear', id: '974067190386147329', url: 'https://x.com/DivineDropbear' },
@@ -315,7 +316,7 @@ describe('X', () => {
     expect(photos.status).toBe(404);
     expect(photos.body.error.code).toBe('TRANSCRIPT_UNAVAILABLE');
     const text = await get(`/v1/metadata?url=${q('https://x.com/jack/status/20')}`, key);
-    expect(text.body).toMatchObject({ platform: 'x', id: '20', description: 'just setting up my twttr', author: { handle: 'jack' } });
+    expect(text.body).toMatchObject({ platform: 'twitter', type: 'post', id: '20', description: 'just setting up my twttr', author: { handle: 'jack', username: 'jack' }, media: { type: 'post', text: 'just setting up my twttr' } });
     const locked = await get(`/v1/x/transcript?url=${q('https://x.com/someone/status/1111111111111111111')}`, key);
     expect(locked.status).toBe(403);
     expect(locked.body.error.code).toBe('CONTENT_UNAVAILABLE');

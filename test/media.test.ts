@@ -282,7 +282,7 @@ describe('metadata of a direct file', () => {
     const key = await server.createKey('Pro', { credits: 10 });
     const reply = await server.request('GET', `/v1/metadata?url=${encodeURIComponent(`${MEDIA}/clips/short.mp4`)}`, { apiKey: key });
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-    expect(reply.body).toMatchObject({ platform: 'video', title: 'short.mp4' });
+    expect(reply.body).toMatchObject({ platform: 'web', type: 'video', title: 'short.mp4', additionalData: { source: 'media-file' } });
     expect(reply.body.durationSeconds).toBeCloseTo(20, 0);
   });
 });

@@ -193,6 +193,8 @@ describe('web_scrape and metadata through REST', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('x-credits-used')).toBe('1');
     expect(res.body).toMatchObject({ platform: 'web', title: 'Page 2 | Fixture Site', description: 'Description of page 2', language: 'en' });
+    expect(res.body).toMatchObject({ type: 'page', id: res.body.url, stats: { views: null, likes: null, comments: null, shares: null }, additionalData: { language: 'en' } });
+    expect(res.body.tags).toEqual(expect.any(Array));
   });
 
   it('refuses bad input with a 400 naming the field, charging nothing', async () => {

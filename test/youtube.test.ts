@@ -187,6 +187,15 @@ describe('transcript (any platform) and metadata', () => {
     });
     expect(reply.body.thumbnails.length).toBeGreaterThan(0);
     expect(reply.body.thumbnails[0].url).toContain('kX3nB4PpJko');
+    // The reply-shapes fields (those the Supadata SDK reads), beside Gleaner's own.
+    expect(reply.body).toMatchObject({
+      type: 'video',
+      author: { username: 'MrBeast', displayName: 'MrBeast', avatarUrl: null, verified: null },
+      stats: { views: 248861230, likes: 4961170, comments: null, shares: null },
+      media: { type: 'video', duration: 937, thumbnailUrl: reply.body.thumbnails[0].url },
+      createdAt: '2022-11-12',
+      additionalData: {},
+    });
 
     const older = await get(`/v1/metadata?url=${q('https://youtu.be/ud9d5cMDP_0')}`);
     expect(older.body).toMatchObject({ title: 'Vitamin D wissenschaftlich geprüft', publishedAt: '2020-11-18', author: { name: 'maiLab' } });

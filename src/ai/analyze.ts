@@ -18,9 +18,11 @@ export interface AnalysisRequest {
   signal?: AbortSignal;
 }
 
+const TEXT_ANSWER_SCHEMA = { type: 'string' };
+
 export interface AnalysisResult {
   data: unknown;
-  schema: Record<string, unknown> | null;
+  schema: Record<string, unknown>;
   model: string;
   notes: string[];
 }
@@ -105,7 +107,8 @@ export async function analyzeVideo(model: ChatModel, request: AnalysisRequest): 
 
   if (!request.schema) {
     const answer = await model.complete({ system: SYSTEM, prompt: question, signal: request.signal });
-    return { data: answer.trim(), schema: null, model: model.name, notes };
+    // With a prompt alone the answer is text: `schema` says so, as the reply shape asks.
+    return { data: answer.trim(), schema: TEXT_ANSWER_SCHEMA, model: model.name, notes };
   }
 
   const validate = compileSchema(request.schema);

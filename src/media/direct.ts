@@ -35,6 +35,8 @@ export async function directMediaMetadata(url: URL, ctx: Pick<MediaContext, 'ser
     const tags = probe.tags;
     return {
       platform: 'video',
+      type: 'video',
+      mediaUrl: url.toString(),
       url: url.toString(),
       id: url.toString(),
       title: tags.title ?? name,

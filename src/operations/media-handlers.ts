@@ -82,7 +82,11 @@ function platformHandler(platform: Metadata['platform'], matches: (url: URL) => 
   return {
     platform,
     matches,
-    metadata: async (url, ctx) => (await fetchPost(url, ctx)).metadata,
+    metadata: async (url, ctx) => {
+      const post = await fetchPost(url, ctx);
+      const type = post.metadata.type ?? (post.media ? 'video' : post.metadata.thumbnails.length ? 'image' : 'post');
+      return { ...post.metadata, type, ...(post.media ? { mediaUrl: post.media.url } : {}) };
+    },
     transcript: async (url, options, ctx) => postTranscript(await fetchPost(url, ctx), options, ctx),
   };
 }

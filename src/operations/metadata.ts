@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { defineOperation } from './define.js';
 import { handlerFor } from './url-handlers.js';
 import { webPageMetadata } from '../web/fetch-metadata.js';
+import { metadataReply } from '../platforms/metadata-reply.js';
 
 export const metadataOperation = defineOperation({
   name: 'metadata',
@@ -22,7 +23,7 @@ export const metadataOperation = defineOperation({
   async run(input, ctx) {
     const url = new URL(input.url);
     const handler = handlerFor(url);
-    if (handler?.metadata) return handler.metadata(url, ctx);
-    return webPageMetadata(ctx.services.http, input.url, ctx.signal);
+    const metadata = handler?.metadata ? await handler.metadata(url, ctx) : await webPageMetadata(ctx.services.http, input.url, ctx.signal);
+    return metadataReply(metadata);
   },
 });

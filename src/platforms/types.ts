@@ -41,8 +41,19 @@ export const metadata = z.object({
   title: z.string().nullable(),
   description: z.string().nullable(),
   author: z
-    .object({ name: z.string().nullable(), id: z.string().optional(), url: z.string().optional(), handle: z.string().optional() })
+    .object({
+      name: z.string().nullable(),
+      id: z.string().optional(),
+      url: z.string().optional(),
+      handle: z.string().optional(),
+      avatarUrl: z.string().optional(),
+      verified: z.boolean().optional(),
+    })
     .nullable(),
+  /** What the post is; adapters that know say so, the reply infers the rest (see metadata-reply.ts). */
+  type: z.enum(['video', 'image', 'carousel', 'post', 'page']).optional(),
+  /** The playable media, where the platform hands it out. */
+  mediaUrl: z.string().optional(),
   counts: z
     .object({
       views: z.number().optional(),
