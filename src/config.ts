@@ -50,6 +50,17 @@ const schema = z.object({
   GLEANER_STT_URL: httpUrl.optional(),
   GLEANER_STT_API_KEY: z.string().min(1).optional(),
   GLEANER_STT_MODEL: z.string().min(1).default('whisper-1'),
+  /** Length of the audio pieces sent to the speech-to-text endpoint (most accept 25 MB; 10 minutes of compact audio is ~2.4 MB). */
+  GLEANER_STT_CHUNK_SECONDS: z.coerce.number().int().min(5).max(3600).default(600),
+  /** Pieces of one media file transcribed at once. */
+  GLEANER_STT_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(3),
+  /** The ffmpeg and ffprobe binaries (Debian: apt-get install ffmpeg). */
+  GLEANER_FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
+  GLEANER_FFPROBE_PATH: z.string().min(1).default('ffprobe'),
+  /** Largest media file downloaded for speech to text. */
+  GLEANER_MEDIA_MAX_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024 * 1024),
+  /** Longest media transcribed by speech to text. */
+  GLEANER_MEDIA_MAX_MINUTES: z.coerce.number().min(1).max(24 * 60).default(240),
   GLEANER_LLM_URL: httpUrl.optional(),
   GLEANER_LLM_API_KEY: z.string().min(1).optional(),
   GLEANER_LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),

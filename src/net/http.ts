@@ -18,7 +18,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';
-import { request, ProxyAgent, type Dispatcher, type Agent } from 'undici';
+import { request, ProxyAgent, type Dispatcher, type Agent, type FormData } from 'undici';
 import Bottleneck from 'bottleneck';
 import type { UpstreamOverride } from '../config.js';
 import { GleanerError } from '../errors.js';
@@ -34,7 +34,8 @@ export const USER_AGENT = 'Gleaner/0.1 (+https://github.com/gleaner; self-hosted
 export interface FetchOptions {
   method?: 'GET' | 'POST' | 'HEAD' | 'PUT';
   headers?: Record<string, string>;
-  body?: string | Uint8Array;
+  /** A FormData body is sent as multipart/form-data (speech-to-text uploads); it is never retried. */
+  body?: string | Uint8Array | FormData;
   /** Total time for the request, redirects, retries and body included. */
   timeoutMs?: number;
   /** Largest (decompressed) body accepted; a larger one is PAYLOAD_TOO_LARGE. */
@@ -264,7 +265,7 @@ export class HttpClient {
    */
   private async attempt<R>(
     current: URL,
-    request_: { method: string; body?: string | Uint8Array; headers: Record<string, string>; signal: AbortSignal; guarded: boolean; proxied: boolean; manual: boolean },
+    request_: { method: string; body?: string | Uint8Array | FormData; headers: Record<string, string>; signal: AbortSignal; guarded: boolean; proxied: boolean; manual: boolean },
     finish: (hop: Hop, current: URL) => Promise<R>,
   ): Promise<{ result: R } | { redirect: string; status: number } | { retryStatus: number; retryAfter?: string; finishRetryable: () => Promise<R> }> {
     const target = applyOverride(current, this.options.overrides);

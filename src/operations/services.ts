@@ -6,6 +6,7 @@ import type { Jobs } from '../jobs/jobs.js';
 import type { HttpClient } from '../net/http.js';
 import type { Logger } from '../log.js';
 import type { ChatModel } from '../ai/chat.js';
+import type { SpeechToText } from '../ai/stt.js';
 
 export interface Services {
   config: Config;
@@ -16,4 +17,6 @@ export interface Services {
   log: Logger;
   /** The configured language model (GLEANER_LLM_URL), when there is one. */
   chat?: ChatModel;
+  /** The configured speech-to-text provider (GLEANER_STT_URL), when there is one. */
+  stt?: SpeechToText;
 }

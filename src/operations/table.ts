@@ -6,5 +6,6 @@ import { metadataOperation } from './metadata.js';
 import { transcriptOperation } from './transcript.js';
 import { YOUTUBE_OPERATIONS } from './youtube.js';
 import { videoAnalysis } from './analysis.js';
+import { MEDIA_OPERATIONS } from './social.js';
 
-export const OPERATIONS: AnyOperation[] = [account, jobStatus, metadataOperation, webScrape, webMap, webCrawl, transcriptOperation, ...YOUTUBE_OPERATIONS, videoAnalysis];
+export const OPERATIONS: AnyOperation[] = [account, jobStatus, metadataOperation, webScrape, webMap, webCrawl, transcriptOperation, ...YOUTUBE_OPERATIONS, ...MEDIA_OPERATIONS, videoAnalysis];

@@ -5,6 +5,7 @@
 import type { Metadata, TranscriptResponse } from '../platforms/types.js';
 import type { OperationContext } from './define.js';
 import { youtubeUrlHandler } from './youtube-handler.js';
+import { MEDIA_URL_HANDLERS } from './media-transcripts.js';
 
 export interface TranscriptOptions {
   lang?: string;
@@ -21,7 +22,8 @@ export interface UrlHandler {
   transcript?(url: URL, options: TranscriptOptions, ctx: OperationContext): Promise<TranscriptResponse>;
 }
 
-export const URL_HANDLERS: UrlHandler[] = [youtubeUrlHandler];
+// Direct media files come last: a platform URL that happens to end in .mp4 belongs to its platform.
+export const URL_HANDLERS: UrlHandler[] = [youtubeUrlHandler, ...MEDIA_URL_HANDLERS];
 
 export function handlerFor(url: URL): UrlHandler | undefined {
   return URL_HANDLERS.find((handler) => handler.matches(url));
