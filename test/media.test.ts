@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { makeTestMedia, startSttServer, type SttServer, type TestMedia } from './support/media.js';
 import { startSocialUpstream, type SocialUpstream } from './support/social-upstream.js';
+import { youtubeSpeechFallback } from '../src/operations/media-transcripts.js';
+import type { OperationContext } from '../src/operations/define.js';
 
 let media: TestMedia;
 let upstream: SocialUpstream;
@@ -330,6 +332,29 @@ describe('video_transcript: direct media files', () => {
     const key = await server.createKey('Free');
     const reply = await get(server, '/v1/video/transcript', 'https://www.facebook.com/Nintendo/videos/286348296528911/', key);
     expect(reply.body).toMatchObject({ platform: 'facebook', aiGenerated: false });
+  });
+});
+
+describe('YouTube without captions', () => {
+  it('the fallback entry point transcribes the audio stream URL and reserves the minutes beyond the 1 already held', async () => {
+    const key = await server.createKey('Free');
+    const account = await server.app.services.accounts.authenticate(key);
+    const reserved: number[] = [];
+    const ctx: OperationContext = {
+      account,
+      requestId: 'yt-fallback',
+      signal: new AbortController().signal,
+      progress: () => undefined,
+      log: server.app.log,
+      services: server.app.services,
+      reserveCredits: async (amount) => void reserved.push(amount),
+    };
+    const fallback = youtubeSpeechFallback(ctx);
+    const produced = await fallback!({ videoId: 'dsMFmonKDD4', durationSeconds: 64, lang: 'en', audioUrl: 'https://cdn.example.com/talk.mp4' });
+    expect(produced).toMatchObject({ videoId: 'dsMFmonKDD4', lang: 'en', aiGenerated: true, durationSeconds: 64, availableLangs: [] });
+    expect(produced!.segments.length).toBeGreaterThan(4);
+    expect(reserved).toEqual([3]);
+    expect(await fallback!({ videoId: 'dsMFmonKDD4', durationSeconds: 64 })).toBeUndefined();
   });
 });
 

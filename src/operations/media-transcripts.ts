@@ -13,6 +13,7 @@ import { sameLanguage } from '../ai/languages.js';
 import { transcribeMedia, minutesOf, type MediaSegment } from '../media/pipeline.js';
 import { parseSubtitles } from '../platforms/subtitles.js';
 import type { CaptionTrack, PlatformAdapter, PlatformPost } from '../platforms/post.js';
+import type { TranscriptFallback } from '../platforms/youtube/transcript.js';
 import { tiktokAdapter } from '../platforms/tiktok/tiktok.js';
 import { instagramAdapter } from '../platforms/instagram/instagram.js';
 import { xAdapter } from '../platforms/x/x.js';
@@ -123,6 +124,21 @@ export async function fileTranscript(url: URL, options: TranscriptOptions, ctx: 
     return { lang: media.lang, aiGenerated: true, durationSeconds: media.durationSeconds, segments: media.segments };
   });
   return renderMediaTranscript(stored, options, { cached, platform: 'video' });
+}
+
+/**
+ * Speech to text for a YouTube video without captions, in the shape of youtubeTranscriptHooks.fallback:
+ * `youtubeTranscriptHooks.fallback = youtubeSpeechFallback`. Undefined (no fallback) when no provider
+ * is configured, so such a video stays TRANSCRIPT_UNAVAILABLE; a video whose audio stream URL is
+ * ciphered has no fallback either.
+ */
+export function youtubeSpeechFallback(ctx: OperationContext): TranscriptFallback | undefined {
+  if (!ctx.services.stt) return undefined;
+  return async ({ videoId, durationSeconds, lang, audioUrl }) => {
+    if (!audioUrl) return undefined;
+    const media = await transcribeMedia(audioUrl, { lang, expectedSeconds: durationSeconds || undefined }, ctx);
+    return { videoId, lang: media.lang, aiGenerated: true, durationSeconds: media.durationSeconds, availableLangs: [], segments: media.segments };
+  };
 }
 
 const MEDIA_FILE = /\.(mp4|m4v|webm|mov|mkv|m4a|mp3|wav|ogg|oga|opus|flac|aac|m3u8)$/i;
