@@ -15,7 +15,7 @@ import { OPERATIONS } from './operations/table.js';
 import type { AnyOperation } from './operations/define.js';
 import type { Services } from './operations/services.js';
 import { openAiChatModel } from './ai/openai-chat.js';
-import { speechToTextFromConfig } from './ai/stt.js';
+import { openAiSpeechToText } from './ai/openai-stt.js';
 
 export interface App {
   config: Config;
@@ -53,7 +53,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const chat = config.GLEANER_LLM_URL
     ? openAiChatModel(http, { baseUrl: config.GLEANER_LLM_URL, apiKey: config.GLEANER_LLM_API_KEY, model: config.GLEANER_LLM_MODEL })
     : undefined;
-  const stt = speechToTextFromConfig(config, http);
+  const stt = config.GLEANER_STT_URL
+    ? openAiSpeechToText(http, { baseUrl: config.GLEANER_STT_URL, apiKey: config.GLEANER_STT_API_KEY, model: config.GLEANER_STT_MODEL })
+    : undefined;
   const services: Services = { config, store, accounts, jobs, http, log, chat, stt };
   const rate = new RateLimiter();
   const operations = options.operations ?? OPERATIONS;

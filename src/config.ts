@@ -50,16 +50,19 @@ const schema = z.object({
   GLEANER_STT_URL: httpUrl.optional(),
   GLEANER_STT_API_KEY: z.string().min(1).optional(),
   GLEANER_STT_MODEL: z.string().min(1).default('whisper-1'),
-  /** Length of the audio pieces sent to the speech-to-text endpoint (most accept 25 MB; 10 minutes of compact audio is ~2.4 MB). */
+  /** Media longer than this is cut into chunks of this many seconds, transcribed concurrently. */
   GLEANER_STT_CHUNK_SECONDS: z.coerce.number().int().min(5).max(3600).default(600),
-  /** Pieces of one media file transcribed at once. */
+  /** Chunks of one media file sent to the speech-to-text endpoint at once. */
   GLEANER_STT_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(3),
-  /** The ffmpeg and ffprobe binaries (Debian: apt-get install ffmpeg). */
+  /** The ffmpeg and ffprobe programs (a name looked up on PATH, or a path). */
   GLEANER_FFMPEG_PATH: z.string().min(1).default('ffmpeg'),
   GLEANER_FFPROBE_PATH: z.string().min(1).default('ffprobe'),
-  /** Largest media file downloaded for speech to text. */
+  /** Largest media file downloaded for transcription. */
   GLEANER_MEDIA_MAX_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024 * 1024),
-  /** Longest media transcribed by speech to text. */
+  /** Longest media transcribed, in minutes. */
+  /** X (Twitter): the bearer token of X's public web client, used to get a guest token; and the GraphQL query id of TweetResultByRestId, which X changes from time to time. */
+  GLEANER_X_BEARER_TOKEN: z.string().min(20).default('AAAAAAAAAAAAAAAAAAAAANRILgAAAAAAnNwIzUejRCOuH5E6I8xnZz4puTs%3D1Zv7ttfk8LF81IUq16cHjhLTvJu4FA33AGWWjCpTnA'),
+  GLEANER_X_TWEET_QUERY_ID: z.string().regex(/^[A-Za-z0-9_-]+$/).default('Vf8sA4N3s0aEqA_aKusEhw'),
   GLEANER_MEDIA_MAX_MINUTES: z.coerce.number().min(1).max(24 * 60).default(240),
   GLEANER_LLM_URL: httpUrl.optional(),
   GLEANER_LLM_API_KEY: z.string().min(1).optional(),

@@ -1,394 +1,288 @@
 /**
- * Speech to text end to end through REST: recorded TikTok, Instagram, X and Facebook pages and
- * replies on loopback, generated media (ffmpeg + espeak-ng) where they point at media, and a
- * loopback OpenAI-compatible transcription server that checks it receives real audio.
+ * Speech to text and the media pipeline through the REST API: direct files (mp4, m4a, HLS),
+ * chunking with correct offsets, a 25-minute file, costs, and the early refusals. Real media made
+ * by ffmpeg and espeak-ng; a loopback OpenAI-compatible transcription server that ffprobes uploads.
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { makeTestMedia, startSttServer, type SttServer, type TestMedia } from './support/media.js';
-import { startSocialUpstream, type SocialUpstream } from './support/social-upstream.js';
-import { youtubeSpeechFallback } from '../src/operations/media-transcripts.js';
-import type { OperationContext } from '../src/operations/define.js';
+import { connectMcp } from './helpers/mcp.js';
+import { generateMedia, startMediaServer, startSttServer, type GeneratedMedia, type MediaServer, type SttServer } from './support/media.js';
 
-let media: TestMedia;
-let upstream: SocialUpstream;
+let media: GeneratedMedia;
+let files: MediaServer;
 let stt: SttServer;
-/** 20-second pieces, so a 64-second video crosses three boundaries. */
-let server: TestServer;
-/** The default 10-minute pieces, for the 25-minute file. */
-let longServer: TestServer;
+let server: TestServer; // 60-second chunks
+const MEDIA = 'https://media.example';
 
 beforeAll(async () => {
-  media = await makeTestMedia();
-  [upstream, stt] = await Promise.all([startSocialUpstream(media), startSttServer()]);
-  const env = { GLEANER_UPSTREAM_OVERRIDES: upstream.overrides, GLEANER_STT_URL: stt.url, GLEANER_STT_API_KEY: 'stt-secret', GLEANER_STT_MODEL: 'whisper-test' };
-  [server, longServer] = await Promise.all([
-    startTestServer({ env: { ...env, GLEANER_STT_CHUNK_SECONDS: '20' } }),
-    startTestServer({ env: { ...env, GLEANER_STT_CONCURRENCY: '3' } }),
-  ]);
-}, 60_000);
+  media = generateMedia();
+  [files, stt] = await Promise.all([startMediaServer(), startSttServer()]);
+  files.serve('/clips/short.mp4', media.make('short.mp4', 20), 'video/mp4');
+  files.serve('/audio/talk.m4a', media.make('talk.m4a', 150), 'audio/mp4');
+  files.serve('/download', media.make('short.webm', 12), 'application/octet-stream');
+  files.serveBody('/page.html', '<!doctype html><html><head><title>Not a video</title></head><body>Hello</body></html>', 'text/html; charset=utf-8');
+  files.serveBody('/tiny.mp3', Buffer.from(Array.from({ length: 100 }, (_, i) => (i * 31) % 256)), 'audio/mpeg');
+  files.serveBody('/fake.mp4', Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 251)), 'video/mp4');
+  // HLS: the 20-second clip cut into 4-second MPEG-TS segments, with a master playlist.
+  const hlsDir = media.path('hls');
+  fs.mkdirSync(hlsDir, { recursive: true });
+  execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', media.path('short.mp4'), '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '10', '-c:a', 'copy', '-f', 'hls', '-hls_time', '4', '-hls_list_size', '0', '-hls_segment_filename', `${hlsDir}/seg%02d.ts`, `${hlsDir}/audio.m3u8`]);
+  for (const name of fs.readdirSync(hlsDir)) files.serve(`/hls/${name}`, `${hlsDir}/${name}`, name.endsWith('.ts') ? 'video/mp2t' : 'application/vnd.apple.mpegurl');
+  files.serveBody('/hls/master.m3u8', '#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=900000,RESOLUTION=640x360\nhigh/missing.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=120000,RESOLUTION=160x120\naudio.m3u8\n', 'application/x-mpegURL');
+  server = await startTestServer({
+    env: {
+      GLEANER_STT_URL: stt.url,
+      GLEANER_STT_API_KEY: 'stt-secret',
+      GLEANER_STT_MODEL: 'whisper-test',
+      GLEANER_STT_CHUNK_SECONDS: '60',
+      GLEANER_UPSTREAM_OVERRIDES: `media.example=${files.origin}`,
+    },
+  });
+}, 120_000);
 
 afterAll(async () => {
-  await Promise.all([server?.close(), longServer?.close(), upstream?.close(), stt?.close()]);
-  fs.rmSync(media.dir, { recursive: true, force: true });
+  await server?.close();
+  await Promise.all([files?.close(), stt?.close()]);
+  if (media) fs.rmSync(media.dir, { recursive: true, force: true });
 });
+
+beforeEach(() => stt.reset());
 
 async function credits(target: TestServer, key: string): Promise<number> {
   return (await target.request('GET', '/v1/me', { apiKey: key })).body.credits as number;
 }
 
-const get = (target: TestServer, route: string, url: string, key: string, extra = '') =>
-  target.request('GET', `${route}?url=${encodeURIComponent(url)}${extra}`, { apiKey: key });
-
-/** Segments of an AI transcript: increasing offsets, crossing the piece boundaries, ending at the media's end. */
-function expectStitched(content: Array<{ offset: number; duration: number; text: string }>, seconds: number, chunkSeconds: number) {
-  const offsets = content.map((s) => s.offset);
-  expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
-  expect(new Set(offsets).size).toBe(offsets.length);
-  const last = content[content.length - 1];
-  expect(last.offset + last.duration).toBeGreaterThan((seconds - 1) * 1000);
-  expect(last.offset + last.duration).toBeLessThanOrEqual((seconds + 0.2) * 1000);
-  // Each piece's first segment sits at that piece's start on the media's timeline.
-  for (let k = 1; k * chunkSeconds < seconds; k++) {
-    expect(content.some((s) => Math.abs(s.offset - k * chunkSeconds * 1000) <= 100)).toBe(true);
-  }
+function transcript(target: TestServer, key: string, url: string, extra = '') {
+  return target.request('GET', `/v1/video/transcript?url=${encodeURIComponent(url)}${extra}`, { apiKey: key });
 }
 
 function tmpEntries(target: TestServer): string[] {
-  const dir = path.join(target.dataDir, 'tmp');
+  const dir = `${target.dataDir}/tmp`;
   return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
 }
 
-describe('unified metadata from recorded pages', () => {
-  it('TikTok: author, counts, duration, date, language and media from __UNIVERSAL_DATA_FOR_REHYDRATION__', async () => {
-    const key = await server.createKey('Free');
-    const reply = await get(server, '/v1/metadata', 'https://www.tiktok.com/@illojuan/video/7571863205253778710', key);
-    expect(reply.status).toBe(200);
-    expect(reply.headers.get('x-credits-used')).toBe('1');
-    const m = reply.body;
-    expect(m).toMatchObject({
-      platform: 'tiktok',
-      id: '7571863205253778710',
-      url: 'https://www.tiktok.com/@illojuan/video/7571863205253778710',
-      author: { name: 'IlloJuan', handle: '@illojuan', id: '6781206617314018309' },
-      counts: { views: 192100, likes: 25500, comments: 146, shares: 2156, saves: 1311 },
-      durationSeconds: 64,
-      publishedAt: new Date(1762961788 * 1000).toISOString(),
-      media: { type: 'video', durationSeconds: 64, width: 576, height: 1024 },
-    });
-    expect(m.description).toMatch(/^La nueva locurilla de fin de año/);
-    expect(m.media.url).toMatch(/^https:\/\/v16-webapp-prime\.tiktok\.com\/video\/tos\//);
-    expect(m.thumbnails[0].url).toMatch(/tiktokcdn-eu\.com/);
-  });
-
-  it('Instagram: likes, comments, handle, date and the og:video of a video post', async () => {
-    const key = await server.createKey('Free');
-    const reply = await get(server, '/v1/metadata', 'https://www.instagram.com/p/CPQjO5RIIO9/', key);
-    expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({
-      platform: 'instagram',
-      id: 'CPQjO5RIIO9',
-      url: 'https://www.instagram.com/p/CPQjO5RIIO9/',
-      author: { name: 'Jaime Lorente', handle: '@jaimelorentelo', id: '287586402' },
-      counts: { likes: 990_000, comments: 8873 },
-      publishedAt: '2021-05-24T00:00:00.000Z',
-      media: { type: 'video', width: 640, height: 355 },
-    });
-    expect(reply.body.description).toMatch(/^Llega el final/);
-    expect(reply.body.media.url).toMatch(/cdninstagram\.com\/.*\.mp4/);
-  });
-
-  it('X: text, author, counts, hashtags and the video of a post from TweetResultByRestId', async () => {
-    const key = await server.createKey('Free');
-    const reply = await get(server, '/v1/metadata', 'https://x.com/DivineDropbear/status/1841206275088290279', key);
-    expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({
-      platform: 'x',
-      id: '1841206275088290279',
-      counts: { views: 4186, likes: 296, comments: 2, shares: 69, saves: 7 },
-      durationSeconds: 29.626,
-      publishedAt: '2024-10-01T19:59:18.000Z',
-      language: 'en',
-      media: { type: 'video', durationSeconds: 29.626, width: 1920, height: 1080 },
-    });
-    expect(reply.body.author.handle).toBe('@DivineDropbear');
-    expect(reply.body.tags).toEqual(expect.arrayContaining(['birds', 'birdwatching', 'cockatoo']));
-    expect(reply.body.description).toMatch(/^Sulphur-crested Cockatoo/);
-    // The leanest mp4 variant: same audio, smallest download.
-    expect(reply.body.media.url).toContain('/480x270/');
-    const guest = upstream.hits.find((h) => h.host === 'api.x.com');
-    expect(guest?.method).toBe('POST');
-  });
-
-  it('Facebook: title, author, counts, duration and date from the mobile page JSON-LD', async () => {
-    const key = await server.createKey('Free');
-    const reply = await get(server, '/v1/metadata', 'https://www.facebook.com/Nintendo/videos/286348296528911/', key);
-    expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({
-      platform: 'facebook',
-      id: '286348296528911',
-      title: 'Nintendo Monthly Rewind – May 2021',
-      author: { name: 'Nintendo', id: '119240841493711', url: 'https://www.facebook.com/Nintendo/' },
-      counts: { views: 18900, likes: 342, comments: 44, shares: 25 },
-      durationSeconds: 238,
-      publishedAt: '2021-06-04T15:00:35.000Z',
-      language: 'en',
-    });
-    expect(reply.body.media.url).toMatch(/fbcdn\.net\/.*\.mp4/);
-  });
-});
-
-describe('platform transcripts', () => {
-  it('TikTok: the ASR captions in the spoken language, 1 credit, not AI', async () => {
-    const key = await server.createKey('Free');
-    const reply = await get(server, '/v1/tiktok/transcript', 'https://www.tiktok.com/@illojuan/video/7571863205253778710', key);
-    expect(reply.status).toBe(200);
-    expect(reply.headers.get('x-credits-used')).toBe('1');
-    expect(reply.body).toMatchObject({ lang: 'es-ES', aiGenerated: false, durationMinutes: 1.07, cached: false, availableLangs: ['en-US', 'es-ES'] });
-    expect(reply.body.content).toEqual([
-      { text: 'La nueva locurilla de fin de año', offset: 120, duration: 3280, lang: 'es-ES' },
-      { text: 'me he puesto un uniforme de trabajo', offset: 3400, duration: 3650, lang: 'es-ES' },
-    ]);
-  });
-
-  it('TikTok: a language without captions goes through speech to text with the page cookies; 4 credits for 64 s', async () => {
-    const key = await server.createKey('Free');
-    const before = stt.requests.length;
-    const reply = await get(server, '/v1/shortclip/transcript', 'https://www.tiktok.com/@illojuan/video/7571863205253778710', key, '&lang=fr');
-    expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ lang: 'fr', aiGenerated: true, durationMinutes: 1.07, platform: 'tiktok' });
-    expect(reply.headers.get('x-credits-used')).toBe('4');
-    expect(await credits(server, key)).toBe(96);
-    expectStitched(reply.body.content, 64, 20);
-    const received = stt.requests.slice(before);
-    expect(received).toHaveLength(4);
-    expect(received.reduce((sum, r) => sum + r.seconds, 0)).toBeCloseTo(64, 0);
-    for (const r of received) {
-      expect(r.fields).toMatchObject({ model: ['whisper-test'], response_format: ['verbose_json'], 'timestamp_granularities[]': ['segment'], language: ['fr'] });
-      expect(r.authorization).toBe('Bearer stt-secret');
-      expect(r.seconds).toBeLessThanOrEqual(20.1);
-    }
-    const mediaHit = upstream.hits.find((h) => h.path.startsWith('/video/tos/'));
-    expect(mediaHit?.headers.cookie).toContain('tt_chain_token=chain123');
-    expect(mediaHit?.headers.referer).toBe('https://www.tiktok.com/@illojuan/video/7571863205253778710');
-
-    // The same request again is served from the store.
-    const again = await get(server, '/v1/tiktok/transcript', 'https://www.tiktok.com/@illojuan/video/7571863205253778710', key, '&lang=fr');
-    expect(again.body.cached).toBe(true);
-    expect(again.body.content).toEqual(reply.body.content);
-    expect(stt.requests.length).toBe(before + 4);
-  });
-
-  it('Instagram: the og:video through speech to text; the provider detects the language', async () => {
-    const key = await server.createKey('Free');
-    const reply = await get(server, '/v1/photogram/transcript', 'https://www.instagram.com/p/CPQjO5RIIO9/', key);
-    expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ lang: 'en', aiGenerated: true, durationMinutes: 1.07, platform: 'instagram', videoId: 'CPQjO5RIIO9' });
-    expect(reply.headers.get('x-credits-used')).toBe('4');
-    expectStitched(reply.body.content, 64, 20);
-    expect(reply.body.content[0]).toMatchObject({ offset: 0, lang: 'en' });
-  });
-
-  it('X: the video of a post through speech to text', async () => {
-    const key = await server.createKey('Free');
-    const reply = await get(server, '/v1/microblog/transcript', 'https://twitter.com/DivineDropbear/status/1841206275088290279?s=20', key);
-    expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ aiGenerated: true, durationMinutes: 1.07, platform: 'x' });
-    expectStitched(reply.body.content, 64, 20);
-    expect(upstream.hits.some((h) => h.host === 'video.twimg.com' && h.path.includes('/480x270/'))).toBe(true);
-  });
-
-  it('Facebook: SRT captions where the page lists them (1 credit), speech to text where it does not', async () => {
-    const key = await server.createKey('Free');
-    const captions = await get(server, '/v1/facebook/transcript', 'https://www.facebook.com/Nintendo/videos/286348296528911/', key);
-    expect(captions.status).toBe(200);
-    expect(captions.headers.get('x-credits-used')).toBe('1');
-    expect(captions.body).toMatchObject({ aiGenerated: false, lang: 'en', durationMinutes: 3.97 });
-    expect(captions.body.content[1]).toEqual({ text: 'Our official recap of the news', offset: 4000, duration: 5250, lang: 'en' });
-
-    const ai = await get(server, '/v1/social/transcript', 'https://m.facebook.com/watch/?v=387081299304444', key, '&timestamps=false');
-    expect(ai.status).toBe(200);
-    expect(ai.body).toMatchObject({ aiGenerated: true, durationMinutes: 1.07, platform: 'facebook' });
-    expect(ai.body.content[0]).toEqual({ text: expect.stringContaining('words at 0s'), lang: 'en' });
-    expect(ai.headers.get('x-credits-used')).toBe('4');
-  });
-
-  it('private, missing and media-less posts are clear 4xx errors and cost nothing', async () => {
-    const key = await server.createKey('Free');
-    const cases: Array<[string, string, number, string]> = [
-      ['/v1/tiktok/transcript', 'https://www.tiktok.com/@someone/video/7000000000000000001', 403, 'CONTENT_UNAVAILABLE'],
-      ['/v1/instagram/transcript', 'https://www.instagram.com/p/PRIVATEpost1/', 403, 'CONTENT_UNAVAILABLE'],
-      ['/v1/instagram/transcript', 'https://www.instagram.com/p/CPeC-Eenc8l/', 404, 'TRANSCRIPT_UNAVAILABLE'],
-      ['/v1/x/transcript', 'https://x.com/someone/status/1111111111111111111', 403, 'CONTENT_UNAVAILABLE'],
-      ['/v1/x/transcript', 'https://x.com/someone/status/2222222222222222222', 404, 'CONTENT_NOT_FOUND'],
-      ['/v1/x/transcript', 'https://x.com/jack/status/20', 404, 'TRANSCRIPT_UNAVAILABLE'],
-      ['/v1/facebook/transcript', 'https://www.facebook.com/watch/?v=999999999999999', 404, 'CONTENT_NOT_FOUND'],
-      ['/v1/tiktok/transcript', 'https://www.instagram.com/p/CPQjO5RIIO9/', 400, 'UNSUPPORTED_URL'],
-    ];
-    for (const [route, url, status, code] of cases) {
-      const reply = await get(server, route, url, key);
-      expect({ url, status: reply.status, code: reply.body.error?.code }).toEqual({ url, status, code });
-      expect(reply.body.error.message.length).toBeGreaterThan(20);
-    }
-    expect(await credits(server, key)).toBe(100);
-  });
-
-  it('an AI transcript the balance cannot cover is refused and nothing is charged', async () => {
-    const key = await server.createKey('Free', { credits: 3 });
-    const reply = await get(server, '/v1/x/transcript', 'https://x.com/DivineDropbear/status/1841206275088290279', key, '&lang=de');
-    expect(reply.status).toBe(402);
-    expect(reply.body.error.code).toBe('CREDITS_EXHAUSTED');
-    expect(await credits(server, key)).toBe(3);
-  });
-
-  it('the universal transcript and metadata routes reach every platform handler', async () => {
-    const key = await server.createKey('Free');
-    const tiktok = await get(server, '/v1/transcript', 'https://www.tiktok.com/@illojuan/video/7571863205253778710', key);
-    expect(tiktok.body).toMatchObject({ platform: 'tiktok', aiGenerated: false });
-    const file = await get(server, '/v1/metadata', 'https://cdn.example.com/talk.mp4', key);
-    expect(file.body).toMatchObject({ platform: 'video', title: 'talk.mp4', media: { type: 'video' } });
-  });
-});
-
-describe('video_transcript: direct media files', () => {
-  it('a 25-minute file is cut into 10-minute pieces, transcribed concurrently and stitched; 50 credits', async () => {
-    const key = await longServer.createKey('Pro');
-    const before = stt.requests.length;
-    stt.peakConcurrency = 0;
-    const reply = await get(longServer, '/v1/video/transcript', 'https://cdn.example.com/long-a.mp3', key);
-    expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ aiGenerated: true, durationMinutes: 25, lang: 'en', platform: 'video' });
-    expect(reply.headers.get('x-credits-used')).toBe('50');
-    expect(await credits(longServer, key)).toBe(3000 - 50);
-    const received = stt.requests.slice(before);
-    expect(received.map((r) => Math.round(r.seconds))).toEqual(expect.arrayContaining([600, 600, 300]));
-    expect(received).toHaveLength(3);
-    expect(stt.peakConcurrency).toBeGreaterThanOrEqual(2);
-    expectStitched(reply.body.content, 1500.19, 600);
-    expect(tmpEntries(longServer)).toEqual([]);
-  }, 60_000);
-
-  it('a failure of one piece fails the call, charges nothing and leaves no temporary files', async () => {
-    const key = await longServer.createKey('Pro');
-    stt.failRequest = stt.requests.length + 1;
-    try {
-      const reply = await get(longServer, '/v1/video/transcript', 'https://cdn.example.com/long-b.mp3', key);
-      expect(reply.status).toBe(502);
-      expect(reply.body.error.code).toBe('UPSTREAM_ERROR');
-      expect(reply.body.error.message).toMatch(/Speech to text failed on part \d of 3: .*answered 500: model crashed/);
-    } finally {
-      stt.failRequest = undefined;
-    }
-    expect(await credits(longServer, key)).toBe(3000);
-    expect(tmpEntries(longServer)).toEqual([]);
-  }, 60_000);
-
-  it('HLS: the master playlist leads to the audio rendition, whose segments are joined and transcribed', async () => {
-    const key = await server.createKey('Free');
-    const reply = await get(server, '/v1/video/transcript', 'https://cdn.example.com/hls/master.m3u8', key);
-    expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ aiGenerated: true, platform: 'video' });
-    expect(reply.body.durationMinutes).toBeCloseTo(1.07, 1);
-    expect(upstream.hits.some((h) => h.path === '/hls/video-missing.m3u8')).toBe(false);
-  });
-
-  it('content is judged by type and ffprobe, not the name: octet-stream media is read', async () => {
-    const key = await server.createKey('Free');
-    const reply = await get(server, '/v1/video/transcript', 'https://cdn.example.com/stream.bin', key);
-    expect(reply.status).toBe(200);
-    expect(reply.body.durationMinutes).toBe(1.07);
-  });
-
-  it('a 2 GB file is refused from its Content-Length before its body is read', async () => {
-    const key = await server.createKey('Free');
-    const started = Date.now();
-    const reply = await get(server, '/v1/video/transcript', 'https://cdn.example.com/huge.mp4', key);
-    expect(reply.status).toBe(413);
-    expect(reply.body.error.code).toBe('PAYLOAD_TOO_LARGE');
-    expect(reply.body.error.message).toMatch(/2048 MB.*1024 MB \(GLEANER_MEDIA_MAX_BYTES\)/);
-    expect(Date.now() - started).toBeLessThan(5_000);
-    expect(await credits(server, key)).toBe(100);
-  });
-
-  it('non-media URLs are refused early with a clear error, whatever their name says', async () => {
-    const key = await server.createKey('Free');
-    for (const [file, pattern] of [
-      ['page.html', /not an audio or video file: the server answered with text\/html/],
-      ['disguised.mp4', /not an audio or video file: the server answered with text\/html/],
-      ['noise.mp4', /ffprobe found no audio or video/],
-      ['silent.mp4', /no audio track/],
-    ] as const) {
-      const reply = await get(server, '/v1/video/transcript', `https://cdn.example.com/${file}`, key);
-      expect({ file, status: reply.status, code: reply.body.error?.code }).toEqual({ file, status: 415, code: 'UNSUPPORTED_CONTENT' });
-      expect(reply.body.error.message).toMatch(pattern);
-    }
-    expect(await credits(server, key)).toBe(100);
+describe('video_transcript on a direct file', () => {
+  it('transcribes a 20-second mp4 as 16 kHz mono audio and costs 2 credits', async () => {
+    const key = await server.createKey('Pro', { credits: 100 });
+    const reply = await transcript(server, key, `${MEDIA}/clips/short.mp4`);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.headers.get('x-credits-used')).toBe('2');
+    expect(await credits(server, key)).toBe(98);
+    expect(reply.body).toMatchObject({ aiGenerated: true, cached: false, lang: 'en' });
+    expect(reply.body.durationMinutes).toBeCloseTo(20 / 60, 2);
+    expect(stt.calls).toHaveLength(1);
+    const call = stt.calls[0];
+    expect(call).toMatchObject({ model: 'whisper-test', responseFormat: 'verbose_json', granularities: ['segment'], authorization: 'Bearer stt-secret', codec: 'mp3', channels: 1, sampleRate: 16000 });
+    expect(call.durationSeconds).toBeGreaterThan(19.5);
+    expect(call.durationSeconds).toBeLessThan(20.5);
+    expect(reply.body.content).toHaveLength(2);
+    expect(reply.body.content[0]).toMatchObject({ offset: 0, duration: 10000, lang: 'en' });
+    expect(reply.body.content[1].offset).toBe(10000);
     expect(tmpEntries(server)).toEqual([]);
   });
 
-  it('video_transcript hands platform URLs to their platform', async () => {
-    const key = await server.createKey('Free');
-    const reply = await get(server, '/v1/video/transcript', 'https://www.facebook.com/Nintendo/videos/286348296528911/', key);
-    expect(reply.body).toMatchObject({ platform: 'facebook', aiGenerated: false });
+  it('cuts 150 s of audio into 60-second chunks and stitches segments at the chunks\' offsets', async () => {
+    const key = await server.createKey('Pro', { credits: 100 });
+    const reply = await transcript(server, key, `${MEDIA}/audio/talk.m4a`);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body.durationMinutes).toBeCloseTo(2.5, 1);
+    expect(reply.headers.get('x-credits-used')).toBe('6');
+    expect(stt.calls.map((c) => Math.round(c.durationSeconds)).sort((a, b) => b - a)).toEqual([60, 60, 30]);
+    const offsets = (reply.body.content as Array<{ offset: number; duration: number }>).map((s) => s.offset);
+    expect(offsets.length).toBe(15);
+    for (let i = 1; i < offsets.length; i++) expect(offsets[i]).toBeGreaterThan(offsets[i - 1]);
+    // Chunk two's first segment starts where chunk one ended, not at 0.
+    expect(offsets[6]).toBeGreaterThanOrEqual(59_900);
+    expect(offsets[6]).toBeLessThanOrEqual(60_100);
+    expect(offsets[12]).toBeGreaterThanOrEqual(119_900);
+    const last = reply.body.content.at(-1);
+    expect(last.offset + last.duration).toBeLessThanOrEqual(150_200);
+    expect(tmpEntries(server)).toEqual([]);
+  });
+
+  it('leaves out offsets with timestamps=false and passes lang to the recognizer', async () => {
+    const key = await server.createKey('Pro', { credits: 100 });
+    stt.language = 'german';
+    const reply = await transcript(server, key, `${MEDIA}/clips/short.mp4`, '&timestamps=false&lang=de');
+    expect(reply.status).toBe(200);
+    expect(stt.calls[0].language).toBe('de');
+    expect(reply.body.lang).toBe('de');
+    for (const segment of reply.body.content) expect(Object.keys(segment).sort()).toEqual(['lang', 'text']);
+  });
+
+  it('reads media by content: a webm served as application/octet-stream from a URL without an extension', async () => {
+    const key = await server.createKey('Pro', { credits: 100 });
+    const reply = await transcript(server, key, `${MEDIA}/download?id=7`);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body.durationMinutes).toBeCloseTo(0.2, 1);
+    expect(stt.calls[0].durationSeconds).toBeGreaterThan(11.5);
+  });
+
+  it('follows an HLS master playlist to its lightest variant and joins the segments', async () => {
+    const key = await server.createKey('Pro', { credits: 100 });
+    const reply = await transcript(server, key, `${MEDIA}/hls/master.m3u8`);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body.durationMinutes).toBeCloseTo(20 / 60, 1);
+    expect(files.requests).toContain('GET /hls/seg04.ts');
+    expect(files.requests).not.toContain('GET /hls/high/missing.m3u8');
   });
 });
 
-describe('YouTube without captions', () => {
-  it('the fallback entry point transcribes the audio stream URL and reserves the minutes beyond the 1 already held', async () => {
-    const key = await server.createKey('Free');
-    const account = await server.app.services.accounts.authenticate(key);
-    const reserved: number[] = [];
-    const ctx: OperationContext = {
-      account,
-      requestId: 'yt-fallback',
-      signal: new AbortController().signal,
-      progress: () => undefined,
-      log: server.app.log,
-      services: server.app.services,
-      reserveCredits: async (amount) => void reserved.push(amount),
-    };
-    const fallback = youtubeSpeechFallback(ctx);
-    const produced = await fallback!({ videoId: 'dsMFmonKDD4', durationSeconds: 64, lang: 'en', audioUrl: 'https://cdn.example.com/talk.mp4' });
-    expect(produced).toMatchObject({ videoId: 'dsMFmonKDD4', lang: 'en', aiGenerated: true, durationSeconds: 64, availableLangs: [] });
-    expect(produced!.segments.length).toBeGreaterThan(4);
-    expect(reserved).toEqual([3]);
-    expect(await fallback!({ videoId: 'dsMFmonKDD4', durationSeconds: 64 })).toBeUndefined();
+describe('video_transcript refusals', () => {
+  it('refuses a 2 GB file from its Content-Length, before reading it, charging nothing', async () => {
+    const key = await server.createKey('Pro', { credits: 100 });
+    const started = Date.now();
+    const reply = await transcript(server, key, `${MEDIA}/huge.mp4`);
+    expect(reply.status).toBe(413);
+    expect(reply.body.error.code).toBe('PAYLOAD_TOO_LARGE');
+    expect(reply.body.error.message).toContain('GLEANER_MEDIA_MAX_BYTES');
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await credits(server, key)).toBe(100);
+    expect(stt.calls).toHaveLength(0);
+    expect(tmpEntries(server)).toEqual([]);
   });
-});
 
-describe('missing pieces are named with their fix', () => {
-  it('without ffmpeg: NOT_CONFIGURED naming the install step and GLEANER_FFMPEG_PATH, nothing charged', async () => {
-    const bare = await startTestServer({
-      env: { GLEANER_UPSTREAM_OVERRIDES: upstream.overrides, GLEANER_STT_URL: stt.url, GLEANER_FFMPEG_PATH: '/nonexistent/bin/ffmpeg' },
+  it('refuses a web page and a file that is not media, charging nothing', async () => {
+    const key = await server.createKey('Pro', { credits: 100 });
+    const page = await transcript(server, key, `${MEDIA}/page.html`);
+    expect(page.status).toBe(415);
+    expect(page.body.error.code).toBe('UNSUPPORTED_CONTENT');
+    const fake = await transcript(server, key, `${MEDIA}/fake.mp4`);
+    expect(fake.status).toBe(415);
+    expect(fake.body.error.code).toBe('UNSUPPORTED_CONTENT');
+    const tiny = await transcript(server, key, `${MEDIA}/tiny.mp3`);
+    expect(tiny.status).toBe(415);
+    const missing = await transcript(server, key, `${MEDIA}/clips/none.mp4`);
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('CONTENT_NOT_FOUND');
+    expect(await credits(server, key)).toBe(100);
+    expect(stt.calls).toHaveLength(0);
+  });
+
+  it('says how to configure a provider when none is set, before downloading anything', async () => {
+    const bare = await startTestServer({ env: { GLEANER_UPSTREAM_OVERRIDES: `media.example=${files.origin}` } });
+    try {
+      const key = await bare.createKey('Pro', { credits: 10 });
+      const before = files.requests.length;
+      const reply = await transcript(bare, key, `${MEDIA}/clips/short.mp4`);
+      expect(reply.status).toBe(503);
+      expect(reply.body.error.code).toBe('NOT_CONFIGURED');
+      expect(reply.body.error.message).toContain('GLEANER_STT_URL');
+      expect(reply.body.error.message).toContain('GLEANER_STT_API_KEY');
+      expect(files.requests.length).toBe(before);
+      expect(await credits(bare, key)).toBe(10);
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it('refuses media longer than GLEANER_MEDIA_MAX_MINUTES once ffprobe has read it, charging nothing', async () => {
+    const short = await startTestServer({ env: { GLEANER_STT_URL: stt.url, GLEANER_MEDIA_MAX_MINUTES: '1', GLEANER_UPSTREAM_OVERRIDES: `media.example=${files.origin}` } });
+    try {
+      const key = await short.createKey('Pro', { credits: 10 });
+      const reply = await transcript(short, key, `${MEDIA}/audio/talk.m4a`);
+      expect(reply.status).toBe(413);
+      expect(reply.body.error.message).toContain('GLEANER_MEDIA_MAX_MINUTES');
+      expect(stt.calls).toHaveLength(0);
+      expect(await credits(short, key)).toBe(10);
+      expect(tmpEntries(short)).toEqual([]);
+    } finally {
+      await short.close();
+    }
+  });
+
+  it('says how to install ffmpeg when it is missing', async () => {
+    const noFfmpeg = await startTestServer({
+      env: { GLEANER_STT_URL: stt.url, GLEANER_FFMPEG_PATH: '/nonexistent/bin/ffmpeg', GLEANER_UPSTREAM_OVERRIDES: `media.example=${files.origin}` },
     });
     try {
-      const key = await bare.createKey('Free');
-      const reply = await get(bare, '/v1/video/transcript', 'https://cdn.example.com/talk.mp4', key);
+      const key = await noFfmpeg.createKey('Pro', { credits: 10 });
+      const reply = await transcript(noFfmpeg, key, `${MEDIA}/clips/short.mp4`);
       expect(reply.status).toBe(503);
       expect(reply.body.error.code).toBe('NOT_CONFIGURED');
-      expect(reply.body.error.message).toContain('apt-get install -y ffmpeg');
       expect(reply.body.error.message).toContain('GLEANER_FFMPEG_PATH');
-      expect(await credits(bare, key)).toBe(100);
+      expect(reply.body.error.message).toContain('apt-get install ffmpeg');
+      expect(await credits(noFfmpeg, key)).toBe(10);
     } finally {
-      await bare.close();
+      await noFfmpeg.close();
     }
   });
+});
 
-  it('without a speech-to-text provider: NOT_CONFIGURED naming GLEANER_STT_URL; captions still work', async () => {
-    const bare = await startTestServer({ env: { GLEANER_UPSTREAM_OVERRIDES: upstream.overrides } });
+describe('a 25-minute file at the default chunk length', () => {
+  let long: TestServer;
+  beforeAll(async () => {
+    files.serve('/long/lecture.wav', media.make('lecture.wav', 1500, { sampleRate: 8000 }), 'audio/wav');
+    long = await startTestServer({ env: { GLEANER_STT_URL: stt.url, GLEANER_UPSTREAM_OVERRIDES: `media.example=${files.origin}` } });
+  }, 60_000);
+  afterAll(async () => long?.close());
+
+  it('is split into three chunks transcribed at once, stitched in order, and costs 50 credits', async () => {
+    const key = await long.createKey('Pro', { credits: 200 });
+    stt.holdUntil = 3;
+    const reply = await transcript(long, key, `${MEDIA}/long/lecture.wav`);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(stt.maxInFlight).toBe(3);
+    expect(stt.calls.map((c) => Math.round(c.durationSeconds)).sort((a, b) => b - a)).toEqual([600, 600, 300]);
+    expect(reply.body.durationMinutes).toBe(25);
+    expect(reply.headers.get('x-credits-used')).toBe('50');
+    expect(await credits(long, key)).toBe(150);
+    const offsets = (reply.body.content as Array<{ offset: number }>).map((s) => s.offset);
+    expect(offsets).toHaveLength(150);
+    for (let i = 1; i < offsets.length; i++) expect(offsets[i]).toBeGreaterThan(offsets[i - 1]);
+    expect(Math.abs(offsets[60] - 600_000)).toBeLessThan(100);
+    expect(Math.abs(offsets[120] - 1_200_000)).toBeLessThan(100);
+    expect(tmpEntries(long)).toEqual([]);
+  }, 60_000);
+
+  it('fails whole, charging nothing, when one chunk fails', async () => {
+    const key = await long.createKey('Pro', { credits: 200 });
+    stt.failWhen = (call) => call.durationSeconds < 400;
+    const reply = await transcript(long, key, `${MEDIA}/long/lecture.wav`);
+    expect(reply.status).toBe(502);
+    expect(reply.body.error.code).toBe('UPSTREAM_ERROR');
+    expect(reply.body.error.message).toContain('speech-to-text');
+    expect(await credits(long, key)).toBe(200);
+    expect(tmpEntries(long)).toEqual([]);
+  }, 60_000);
+
+  it('is refused with CREDITS_EXHAUSTED once its length is known when the balance cannot cover it', async () => {
+    const key = await long.createKey('Pro', { credits: 20 });
+    const reply = await transcript(long, key, `${MEDIA}/long/lecture.wav`);
+    expect(reply.status).toBe(402);
+    expect(reply.body.error.code).toBe('CREDITS_EXHAUSTED');
+    expect(stt.calls).toHaveLength(0);
+    expect(await credits(long, key)).toBe(20);
+  }, 60_000);
+});
+
+describe('over MCP', () => {
+  it('video_transcript is a tool that returns the transcript, and says what is missing as an error result', async () => {
+    const key = await server.createKey('Pro', { credits: 100 });
+    const client = await connectMcp(server.baseUrl, key);
     try {
-      const key = await bare.createKey('Free');
-      const reply = await get(bare, '/v1/instagram/transcript', 'https://www.instagram.com/p/CPQjO5RIIO9/', key);
-      expect(reply.status).toBe(503);
-      expect(reply.body.error.code).toBe('NOT_CONFIGURED');
-      expect(reply.body.error.message).toMatch(/GLEANER_STT_URL.*GLEANER_STT_API_KEY.*GLEANER_STT_MODEL/);
-      expect(await credits(bare, key)).toBe(100);
-      const captions = await get(bare, '/v1/tiktok/transcript', 'https://www.tiktok.com/@illojuan/video/7571863205253778710', key);
-      expect(captions.body).toMatchObject({ aiGenerated: false, lang: 'es-ES' });
+      const result = await client.callTool({ name: 'video_transcript', arguments: { url: `${MEDIA}/clips/short.mp4`, timestamps: false } });
+      expect(result.isError).toBeFalsy();
+      const body = result.structuredContent as { aiGenerated: boolean; content: Array<Record<string, unknown>> };
+      expect(body.aiGenerated).toBe(true);
+      expect(body.content[0]).not.toHaveProperty('offset');
+      const refused = await client.callTool({ name: 'video_transcript', arguments: { url: `${MEDIA}/page.html` } });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain('UNSUPPORTED_CONTENT');
     } finally {
-      await bare.close();
+      await client.close();
     }
+  });
+});
+
+describe('metadata of a direct file', () => {
+  it('reads duration and picture size with ffprobe', async () => {
+    const key = await server.createKey('Pro', { credits: 10 });
+    const reply = await server.request('GET', `/v1/metadata?url=${encodeURIComponent(`${MEDIA}/clips/short.mp4`)}`, { apiKey: key });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body).toMatchObject({ platform: 'video', title: 'short.mp4' });
+    expect(reply.body.durationSeconds).toBeCloseTo(20, 0);
   });
 });

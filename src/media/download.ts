@@ -1,124 +1,179 @@
 /**
- * Downloads a media file (or an HLS stream's segments) to a temporary file through the project's
- * HTTP client, so the SSRF guard, overrides and caps apply to media like to anything else. A body
- * that is announced too large or is plainly not media is refused before it is read.
+ * Brings a media file to a local path through the one HTTP client, within a byte cap. A file too
+ * large by its Content-Length, or a reply that is a web page rather than media, is refused from its
+ * headers and first bytes, before the body is read. HLS playlists are followed to their segments.
  */
-import { createWriteStream } from 'node:fs';
-import fs from 'node:fs/promises';
-import path from 'node:path';
+import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
-import type { HttpClient } from '../net/http.js';
+import type { Readable } from 'node:stream';
+import type { HttpClient, StreamResponse } from '../net/http.js';
 import { GleanerError } from '../errors.js';
-import { parsePlaylist, pickRendition } from './hls.js';
+import { parseHlsPlaylist, type HlsMediaPlaylist } from './hls.js';
 
 export interface DownloadOptions {
   maxBytes: number;
-  /** Headers the platform wants on media requests (Referer, cookies from its page). */
+  /** Longest media accepted, in seconds (checked on HLS playlists before their segments are fetched). */
+  maxSeconds: number;
   headers?: Record<string, string>;
   signal?: AbortSignal;
   timeoutMs?: number;
 }
 
 export interface Downloaded {
-  file: string;
-  bytes: number;
+  /** The URL finally answered. */
+  url: string;
   contentType?: string;
-  hls: boolean;
+  bytes: number;
 }
 
-/** Types that are certainly not audio or video. */
-const NOT_MEDIA = /^(text\/(html|xml|css|javascript|csv|markdown)|application\/(json|(xhtml\+)?xml|javascript|pdf|zip|x-www-form-urlencoded)|image\/)/i;
-const HLS_TYPE = /mpegurl/i;
-const MEDIA_TIMEOUT_MS = 30 * 60 * 1000;
-const MAX_HLS_SEGMENTS = 10_000;
+const NOT_MEDIA_TYPES = /^(text\/(html|xml|css|javascript|csv|markdown)|application\/(json|xml|xhtml\+xml|javascript|pdf|zip|ld\+json)|image\/)/i;
+const HLS_TYPES = /mpegurl/i;
 
-function megabytes(bytes: number): string {
-  return `${Math.round(bytes / (1024 * 1024))} MB`;
+export function statusError(status: number, what: string): GleanerError {
+  if (status === 404 || status === 410) return new GleanerError('CONTENT_NOT_FOUND', `${what} does not exist (the server answered ${status}).`);
+  if (status === 401 || status === 403 || status === 451) return new GleanerError('CONTENT_UNAVAILABLE', `${what} is not viewable without permission (the server answered ${status}).`);
+  return new GleanerError('UPSTREAM_ERROR', `${what} could not be fetched (the server answered ${status}).`);
 }
 
-function tooLarge(url: string, size: number | undefined, max: number): GleanerError {
+function tooLarge(bytes: number, max: number): GleanerError {
   return new GleanerError(
     'PAYLOAD_TOO_LARGE',
-    `The media at ${new URL(url).host} is ${size !== undefined ? megabytes(size) : 'larger than allowed'}; this server transcribes media up to ${megabytes(max)} (GLEANER_MEDIA_MAX_BYTES).`,
+    `The media is ${formatBytes(bytes)}, more than the ${formatBytes(max)} this server downloads (GLEANER_MEDIA_MAX_BYTES).`,
   );
 }
 
-function statusError(url: string, status: number): GleanerError {
-  const host = new URL(url).host;
-  if (status === 404 || status === 410) return new GleanerError('CONTENT_NOT_FOUND', `The media at ${host} does not exist (HTTP ${status}).`);
-  if (status === 401 || status === 403) return new GleanerError('CONTENT_UNAVAILABLE', `${host} refused to serve the media (HTTP ${status}); it may be private, expired or region-locked.`);
-  return new GleanerError('UPSTREAM_ERROR', `${host} answered the media request with HTTP ${status}.`);
+function formatBytes(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${bytes} bytes`;
 }
 
-export async function downloadMedia(http: HttpClient, url: string, dir: string, options: DownloadOptions): Promise<Downloaded> {
-  const file = path.join(dir, 'source');
-  const reply = await http.stream(url, {
-    headers: options.headers,
-    maxBytes: options.maxBytes,
-    signal: options.signal,
-    timeoutMs: options.timeoutMs ?? MEDIA_TIMEOUT_MS,
-  });
-  const contentType = reply.headers['content-type']?.split(';')[0].trim().toLowerCase();
-  const declared = Number(reply.headers['content-length']);
-  const refuse = (error: GleanerError): never => {
-    reply.body.destroy();
-    throw error;
-  };
-  if (reply.status >= 400) refuse(statusError(url, reply.status));
-  if (Number.isFinite(declared) && declared > options.maxBytes) refuse(tooLarge(url, declared, options.maxBytes));
-  const looksHls = (contentType !== undefined && HLS_TYPE.test(contentType)) || /\.m3u8$/i.test(new URL(reply.url).pathname);
-  if (!looksHls && contentType && NOT_MEDIA.test(contentType)) {
-    refuse(new GleanerError('UNSUPPORTED_CONTENT', `${url} is not an audio or video file: the server answered with ${contentType}. Give a direct media URL (mp4, webm, mov, m4a, mp3, wav, m3u8) or a supported platform URL.`));
+export async function downloadMedia(http: HttpClient, url: string, dest: string, options: DownloadOptions): Promise<Downloaded> {
+  const response = await open(http, url, options, options.maxBytes);
+  const contentType = response.headers['content-type']?.split(';')[0].trim().toLowerCase();
+  if (contentType && NOT_MEDIA_TYPES.test(contentType)) {
+    response.body.destroy();
+    throw new GleanerError('UNSUPPORTED_CONTENT', `The URL leads to ${contentType}, not to audio or video.`);
   }
-  if (looksHls || contentType?.startsWith('text/')) {
-    // Playlists are small text; text/plain may be a playlist served carelessly, else it is not media.
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of reply.body) {
-      size += (chunk as Buffer).length;
-      if (size > 4 * 1024 * 1024) refuse(new GleanerError('UNSUPPORTED_CONTENT', `${url} is a text document, not an audio or video file.`));
-      chunks.push(chunk as Buffer);
-    }
-    const text = Buffer.concat(chunks).toString('utf8');
-    if (!text.trimStart().startsWith('#EXTM3U')) {
-      throw new GleanerError('UNSUPPORTED_CONTENT', `${url} is not an audio or video file (the server answered with ${contentType ?? 'no content type'}).`);
-    }
-    const bytes = await downloadHls(http, reply.url, text, file, options);
-    return { file, bytes, contentType, hls: true };
+  const head = await readHead(response.body, 512);
+  const start = head.toString('latin1').replace(/^\uFEFF/, '').trimStart();
+  if (start.startsWith('#EXTM3U') || (contentType && HLS_TYPES.test(contentType))) {
+    const text = head.toString('utf8') + (await readAll(response.body, 4 * 1024 * 1024)).toString('utf8');
+    return downloadHls(http, response.url, text, dest, options);
   }
-  await pipeline(reply.body, createWriteStream(file), { signal: options.signal });
-  const { size } = await fs.stat(file);
-  return { file, bytes: size, contentType, hls: false };
+  if (/^<(!doctype|html|\?xml|head|body)/i.test(start)) {
+    response.body.destroy();
+    throw new GleanerError('UNSUPPORTED_CONTENT', 'The URL leads to a web page, not to audio or video.');
+  }
+  const file = fs.createWriteStream(dest);
+  file.write(head);
+  await pipeline(response.body, file, { signal: options.signal });
+  return { url: response.url, contentType, bytes: fs.statSync(dest).size };
 }
 
-/** Follows a master playlist to its leanest rendition and writes its segments, in order, to `file`. */
-async function downloadHls(http: HttpClient, playlistUrl: string, text: string, file: string, options: DownloadOptions): Promise<number> {
-  let current = playlistUrl;
-  let playlist = parsePlaylist(text, current);
-  for (let depth = 0; playlist.variants.length > 0 && depth < 3; depth++) {
-    current = pickRendition(playlist);
-    const reply = await http.fetch(current, { headers: options.headers, signal: options.signal, maxBytes: 4 * 1024 * 1024 });
-    if (reply.status >= 400) throw statusError(current, reply.status);
-    playlist = parsePlaylist(reply.text(), current);
+async function open(http: HttpClient, url: string, options: DownloadOptions, maxBytes: number): Promise<StreamResponse> {
+  const response = await http.stream(url, { headers: options.headers, maxBytes, signal: options.signal, timeoutMs: options.timeoutMs ?? 30 * 60_000 });
+  if (response.status >= 400) {
+    response.body.destroy();
+    throw statusError(response.status, 'The media file');
   }
-  if (playlist.encrypted) throw new GleanerError('UNSUPPORTED_CONTENT', 'The HLS stream is encrypted; only clear streams can be transcribed.');
-  if (playlist.segments.length === 0) throw new GleanerError('UNSUPPORTED_CONTENT', 'The HLS playlist lists no media segments.');
-  if (playlist.segments.length > MAX_HLS_SEGMENTS) throw tooLarge(playlistUrl, undefined, options.maxBytes);
-  const parts = playlist.map ? [playlist.map, ...playlist.segments] : playlist.segments;
-  const out = await fs.open(file, 'w');
-  let total = 0;
+  const declared = Number(response.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    response.body.destroy();
+    throw tooLarge(declared, options.maxBytes);
+  }
+  return response;
+}
+
+/** Takes up to `size` bytes off the front of a stream, leaving the rest in it. */
+async function readHead(body: Readable, size: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  while (length < size) {
+    const chunk = body.read() as Buffer | null;
+    if (chunk) {
+      chunks.push(chunk);
+      length += chunk.length;
+      continue;
+    }
+    if (body.readableEnded || body.destroyed) break;
+    await new Promise<void>((resolve, reject) => {
+      const done = () => {
+        body.off('readable', done);
+        body.off('end', done);
+        body.off('error', fail);
+        resolve();
+      };
+      const fail = (error: Error) => {
+        body.off('readable', done);
+        body.off('end', done);
+        reject(error);
+      };
+      body.once('readable', done);
+      body.once('end', done);
+      body.once('error', fail);
+    });
+  }
+  return Buffer.concat(chunks);
+}
+
+async function readAll(body: Readable, max: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of body) {
+    length += (chunk as Buffer).length;
+    if (length > max) throw new GleanerError('UNSUPPORTED_CONTENT', 'The HLS playlist is larger than a playlist can be.');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+async function fetchText(http: HttpClient, url: string, options: DownloadOptions): Promise<{ url: string; text: string }> {
+  const response = await http.fetch(url, { headers: options.headers, maxBytes: 4 * 1024 * 1024, signal: options.signal });
+  if (response.status >= 400) throw statusError(response.status, 'The HLS playlist');
+  return { url: response.url, text: response.text() };
+}
+
+/**
+ * Follows a master playlist to one rendition (an audio-only one when offered, else the lightest
+ * variant: speech needs no picture) and concatenates its segments into one file ffmpeg can read.
+ */
+async function downloadHls(http: HttpClient, playlistUrl: string, text: string, dest: string, options: DownloadOptions): Promise<Downloaded> {
+  let playlist = parseHlsPlaylist(text, playlistUrl);
+  for (let depth = 0; playlist.kind === 'master'; depth++) {
+    if (depth > 2) throw new GleanerError('UNSUPPORTED_CONTENT', 'The HLS playlist nests master playlists too deeply.');
+    const next = playlist.audioUri ?? playlist.variants[0]?.uri;
+    if (!next) throw new GleanerError('UNSUPPORTED_CONTENT', 'The HLS master playlist lists no stream.');
+    const fetched = await fetchText(http, next, options);
+    playlist = parseHlsPlaylist(fetched.text, fetched.url);
+  }
+  checkMediaPlaylist(playlist, options);
+  const file = fs.createWriteStream(dest);
+  let bytes = 0;
   try {
-    for (const part of parts) {
-      const reply = await http.fetch(part, { headers: options.headers, signal: options.signal, maxBytes: options.maxBytes - total, timeoutMs: 5 * 60 * 1000 });
-      if (reply.status >= 400) throw statusError(part, reply.status);
-      total += reply.body.length;
-      await out.write(reply.body);
+    for (const uri of [...(playlist.initUri ? [playlist.initUri] : []), ...playlist.segments]) {
+      const response = await open(http, uri, options, options.maxBytes - bytes);
+      for await (const chunk of response.body) {
+        bytes += (chunk as Buffer).length;
+        if (!file.write(chunk)) await new Promise<void>((resolve) => file.once('drain', () => resolve()));
+      }
     }
   } catch (error) {
-    if (error instanceof GleanerError && error.code === 'PAYLOAD_TOO_LARGE') throw tooLarge(playlistUrl, undefined, options.maxBytes);
+    file.destroy();
+    if (error instanceof GleanerError && error.code === 'PAYLOAD_TOO_LARGE') throw tooLarge(bytes, options.maxBytes);
     throw error;
-  } finally {
-    await out.close();
   }
-  return total;
+  await new Promise<void>((resolve, reject) => file.end((error?: Error | null) => (error ? reject(error) : resolve())));
+  return { url: playlistUrl, contentType: 'application/vnd.apple.mpegurl', bytes };
+}
+
+function checkMediaPlaylist(playlist: HlsMediaPlaylist, options: DownloadOptions): void {
+  if (playlist.encrypted) throw new GleanerError('UNSUPPORTED_CONTENT', 'The HLS stream is encrypted (EXT-X-KEY), which this server does not decrypt.');
+  if (!playlist.ended) throw new GleanerError('UNSUPPORTED_CONTENT', 'The HLS playlist is a live stream (no EXT-X-ENDLIST); only finished media can be transcribed.');
+  if (playlist.byteRanges) throw new GleanerError('UNSUPPORTED_CONTENT', 'The HLS playlist uses byte-range segments, which this server does not read.');
+  if (playlist.segments.length === 0) throw new GleanerError('UNSUPPORTED_CONTENT', 'The HLS playlist lists no segments.');
+  if (playlist.totalSeconds > options.maxSeconds) {
+    throw new GleanerError(
+      'PAYLOAD_TOO_LARGE',
+      `The media is ${Math.round(playlist.totalSeconds / 60)} minutes long, more than the ${Math.round(options.maxSeconds / 60)} minutes this server transcribes (GLEANER_MEDIA_MAX_MINUTES).`,
+    );
+  }
 }

@@ -1,55 +1,58 @@
-/** Just enough of HLS (RFC 8216) to fetch a stream's audio: master and media playlists. */
+/** The parts of an HLS playlist (RFC 8216) the downloader needs, with URIs made absolute. */
+export interface HlsMasterPlaylist {
+  kind: 'master';
+  /** Variants, lightest first. */
+  variants: Array<{ uri: string; bandwidth: number }>;
+  /** An audio-only rendition (EXT-X-MEDIA TYPE=AUDIO with a URI), when offered. */
+  audioUri?: string;
+}
 
-export interface Playlist {
-  /** Master playlist: the variant streams, with their bandwidth and audio group. */
-  variants: Array<{ uri: string; bandwidth: number; audioGroup?: string }>;
-  /** Master playlist: separate audio renditions that carry their own URI. */
-  audio: Array<{ uri: string; groupId?: string; isDefault: boolean }>;
-  /** Media playlist: segment URLs in order, and the initialisation section (fMP4). */
+export interface HlsMediaPlaylist {
+  kind: 'media';
   segments: string[];
-  map?: string;
+  initUri?: string;
+  totalSeconds: number;
+  ended: boolean;
   encrypted: boolean;
+  byteRanges: boolean;
 }
 
 function attributes(line: string): Record<string, string> {
-  const attrs: Record<string, string> = {};
-  for (const match of line.slice(line.indexOf(':') + 1).matchAll(/([A-Z0-9-]+)=("([^"]*)"|[^,]*)/g)) {
-    attrs[match[1]] = match[3] ?? match[2];
-  }
-  return attrs;
-}
-
-export function parsePlaylist(text: string, baseUrl: string): Playlist {
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
-  const result: Playlist = { variants: [], audio: [], segments: [], encrypted: false };
-  const resolve = (uri: string) => new URL(uri, baseUrl).toString();
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i];
-    if (line.startsWith('#EXT-X-STREAM-INF:')) {
-      const attrs = attributes(line);
-      const uri = lines.slice(i + 1).find((l) => !l.startsWith('#'));
-      if (uri) result.variants.push({ uri: resolve(uri), bandwidth: Number(attrs.BANDWIDTH) || Infinity, audioGroup: attrs.AUDIO });
-    } else if (line.startsWith('#EXT-X-MEDIA:')) {
-      const attrs = attributes(line);
-      if (attrs.TYPE === 'AUDIO' && attrs.URI) result.audio.push({ uri: resolve(attrs.URI), groupId: attrs['GROUP-ID'], isDefault: attrs.DEFAULT === 'YES' });
-    } else if (line.startsWith('#EXT-X-MAP:')) {
-      const uri = attributes(line).URI;
-      if (uri) result.map = resolve(uri);
-    } else if (line.startsWith('#EXT-X-KEY:')) {
-      const method = attributes(line).METHOD;
-      if (method && method !== 'NONE') result.encrypted = true;
-    } else if (line.startsWith('#EXTINF')) {
-      const uri = lines.slice(i + 1).find((l) => !l.startsWith('#'));
-      if (uri) result.segments.push(resolve(uri));
-    }
-  }
+  const result: Record<string, string> = {};
+  const body = line.slice(line.indexOf(':') + 1);
+  for (const match of body.matchAll(/([A-Z0-9-]+)=("[^"]*"|[^,]*)/g)) result[match[1]] = match[2].replace(/^"|"$/g, '');
   return result;
 }
 
-/** The smallest way to the audio: a separate audio rendition if there is one, else the leanest variant. */
-export function pickRendition(master: Playlist): string {
-  const leanest = [...master.variants].sort((a, b) => a.bandwidth - b.bandwidth)[0];
-  const group = master.audio.filter((a) => !leanest?.audioGroup || a.groupId === leanest.audioGroup);
-  const audio = group.find((a) => a.isDefault) ?? group[0] ?? master.audio[0];
-  return audio?.uri ?? leanest.uri;
+export function parseHlsPlaylist(text: string, baseUrl: string): HlsMasterPlaylist | HlsMediaPlaylist {
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const absolute = (uri: string) => new URL(uri, baseUrl).toString();
+  if (lines.some((l) => l.startsWith('#EXT-X-STREAM-INF'))) {
+    const variants: HlsMasterPlaylist['variants'] = [];
+    let audioUri: string | undefined;
+    lines.forEach((line, i) => {
+      if (line.startsWith('#EXT-X-STREAM-INF')) {
+        const uri = lines[i + 1];
+        if (uri && !uri.startsWith('#')) variants.push({ uri: absolute(uri), bandwidth: Number(attributes(line).BANDWIDTH) || 0 });
+      } else if (line.startsWith('#EXT-X-MEDIA:')) {
+        const attrs = attributes(line);
+        if (attrs.TYPE === 'AUDIO' && attrs.URI && !audioUri) audioUri = absolute(attrs.URI);
+      }
+    });
+    variants.sort((a, b) => a.bandwidth - b.bandwidth);
+    return { kind: 'master', variants, audioUri };
+  }
+  const playlist: HlsMediaPlaylist = { kind: 'media', segments: [], totalSeconds: 0, ended: false, encrypted: false, byteRanges: false };
+  for (const line of lines) {
+    if (line.startsWith('#EXTINF:')) playlist.totalSeconds += Number.parseFloat(line.slice(8)) || 0;
+    else if (line.startsWith('#EXT-X-ENDLIST')) playlist.ended = true;
+    else if (line.startsWith('#EXT-X-KEY:')) playlist.encrypted ||= attributes(line).METHOD !== 'NONE';
+    else if (line.startsWith('#EXT-X-BYTERANGE')) playlist.byteRanges = true;
+    else if (line.startsWith('#EXT-X-MAP:')) {
+      const attrs = attributes(line);
+      if (attrs.BYTERANGE) playlist.byteRanges = true;
+      if (attrs.URI) playlist.initUri = absolute(attrs.URI);
+    } else if (!line.startsWith('#')) playlist.segments.push(absolute(line));
+  }
+  return playlist;
 }

@@ -1,158 +1,193 @@
 /**
- * Speech to text for any media URL: download (capped), probe, reserve the credits the length
- * costs, convert to compact mono audio in pieces, transcribe the pieces a few at a time, and stitch
- * their segments back on one timeline. Temporary files never outlive the call.
+ * Media to transcript: download (capped), probe, convert to compact mono audio, cut into chunks,
+ * transcribe the chunks concurrently and stitch their segments at the chunks' real offsets.
+ * Everything lands in one temporary folder under GLEANER_DATA_DIR/tmp, removed whatever happens.
  */
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
-import type { HttpClient } from '../net/http.js';
 import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
+import type { HttpClient } from '../net/http.js';
+import type { SpeechToText, SpeechTranscript } from '../ai/stt.js';
+import { STT_NOT_CONFIGURED } from '../ai/stt.js';
+import { languageCode } from '../ai/language.js';
 import { GleanerError } from '../errors.js';
-import { sttNotConfigured, type SpeechResult, type SpeechToText } from '../ai/stt.js';
-import { assertToolsPresent, audioChunks, probe, type AudioChunk, type MediaTools } from './ffmpeg.js';
+import type { TranscriptResponse, TranscriptSegment } from '../platforms/types.js';
+import { aiTranscriptCredits, CAPTION_CREDITS, durationMinutes } from './credits.js';
 import { downloadMedia } from './download.js';
+import { assertMediaTools, ffmpeg, probeMedia, type MediaTools } from './tools.js';
+import { finishTranscript } from './segments.js';
 
-/** What the pipeline needs from its caller; an operation's ctx fits as is. */
+/** What the pipeline needs from the operation context (an OperationContext fits). */
 export interface MediaContext {
-  services: { http: HttpClient; config: Config; stt?: SpeechToText };
+  services: { config: Config; http: HttpClient; stt?: SpeechToText };
   signal: AbortSignal;
-  progress?: (done: number, total?: number, message?: string) => void;
-  /** Takes more credits from the caller's balance once the length is known (CREDITS_EXHAUSTED if it cannot). */
+  /** Adds to the credits held for the call (throws CREDITS_EXHAUSTED when the balance cannot cover them). */
   reserveCredits: (amount: number) => Promise<void>;
-  log?: Logger;
+  progress?: (done: number, total?: number, message?: string) => void;
 }
 
-export interface MediaRequest {
-  /** The spoken language when the caller knows it; else the provider detects it. */
-  lang?: string;
-  /** Headers the platform wants on its media requests. */
+export interface MediaSource {
+  url: string;
+  /** Headers the media host wants (a Referer, a cookie the page handed out). */
   headers?: Record<string, string>;
-  /** The length the platform announces, to refuse over-long media before downloading it. */
+  /** The platform's stated duration, to refuse overlong media before downloading it. */
   expectedSeconds?: number;
-  /** Credits the operation already reserved before calling (its up-front price; 1 by default). */
-  reservedCredits?: number;
 }
 
-export interface MediaSegment {
-  text: string;
-  /** Milliseconds from the start of the media. */
-  offset: number;
-  duration: number;
-}
-
-export interface MediaTranscript {
-  /** The requested language, else the one the provider detected most, else "und". */
-  lang: string;
-  durationSeconds: number;
-  /** Rounded to two decimals: what the reply shows and the credits are computed from. */
-  durationMinutes: number;
-  segments: MediaSegment[];
-}
-
-export function minutesOf(seconds: number): number {
-  return Math.round((seconds / 60) * 100) / 100;
-}
-
-/** 2 credits per started minute, as the spec prices AI transcripts. */
-export function aiTranscriptCredits(seconds: number): number {
-  return 2 * Math.max(1, Math.ceil(minutesOf(seconds)));
+export interface TranscribeOptions {
+  lang?: string;
+  timestamps: boolean;
+  /** One plain string instead of segments. */
+  text?: boolean;
+  /** Credits the operation already reserved up front (its cost's `reserve`); the rest is reserved here. */
+  alreadyReserved?: number;
 }
 
 export function mediaTools(config: Config): MediaTools {
   return { ffmpeg: config.GLEANER_FFMPEG_PATH, ffprobe: config.GLEANER_FFPROBE_PATH };
 }
 
-export async function transcribeMedia(mediaUrl: string, request: MediaRequest, ctx: MediaContext): Promise<MediaTranscript> {
+/** The refusals that need no download: no provider, no ffmpeg. Cheap enough for a pre-flight check. */
+export async function assertCanTranscribe(services: MediaContext['services']): Promise<SpeechToText> {
+  if (!services.stt) throw new GleanerError('NOT_CONFIGURED', STT_NOT_CONFIGURED);
+  await assertMediaTools(mediaTools(services.config));
+  return services.stt;
+}
+
+interface Chunk {
+  file: string;
+  start: number;
+  end: number;
+}
+
+export async function transcribeMedia(source: MediaSource | string, options: TranscribeOptions, ctx: MediaContext): Promise<TranscriptResponse> {
+  const media = typeof source === 'string' ? { url: source } : source;
   const { config, http } = ctx.services;
-  const stt = ctx.services.stt;
-  if (!stt) throw sttNotConfigured();
+  const stt = await assertCanTranscribe(ctx.services);
   const tools = mediaTools(config);
-  await assertToolsPresent(tools);
   const maxSeconds = config.GLEANER_MEDIA_MAX_MINUTES * 60;
-  if (request.expectedSeconds !== undefined && request.expectedSeconds > maxSeconds) throw tooLong(request.expectedSeconds, config);
+  if (media.expectedSeconds && media.expectedSeconds > maxSeconds) throw tooLong(media.expectedSeconds, config);
 
-  const root = path.join(config.GLEANER_DATA_DIR || os.tmpdir(), 'tmp');
-  await fs.mkdir(root, { recursive: true });
-  const dir = await fs.mkdtemp(path.join(root, 'media-'));
+  const dir = await makeWorkDir(config, 'media-');
   try {
+    const input = path.join(dir, 'input');
     ctx.progress?.(0, undefined, 'downloading media');
-    const source = await downloadMedia(http, mediaUrl, dir, { maxBytes: config.GLEANER_MEDIA_MAX_BYTES, headers: request.headers, signal: ctx.signal });
-    const info = await probe(tools, source.file, ctx.signal);
-    if (!info.hasAudio) {
-      throw new GleanerError('UNSUPPORTED_CONTENT', info.hasVideo ? 'The video has no audio track, so there is no speech to transcribe.' : `${mediaUrl} is not an audio or video file (ffprobe read it as ${info.formatName}).`);
-    }
-    if (info.durationSeconds <= 0) throw new GleanerError('UNSUPPORTED_CONTENT', 'The media has no measurable length (a live stream cannot be transcribed).');
-    if (info.durationSeconds > maxSeconds) throw tooLong(info.durationSeconds, config);
+    await downloadMedia(http, media.url, input, { maxBytes: config.GLEANER_MEDIA_MAX_BYTES, maxSeconds, headers: media.headers, signal: ctx.signal });
+    const probe = await probeMedia(tools, input, ctx.signal);
+    if (!probe.audio) throw new GleanerError('UNSUPPORTED_CONTENT', `The media (${probe.formatName}) has no audio track to transcribe.`);
+    if (probe.durationSeconds > maxSeconds) throw tooLong(probe.durationSeconds, config);
 
-    const extra = aiTranscriptCredits(info.durationSeconds) - (request.reservedCredits ?? 1);
-    if (extra > 0) await ctx.reserveCredits(extra);
+    const minutes = durationMinutes(probe.durationSeconds);
+    await ctx.reserveCredits(aiTranscriptCredits(minutes) - (options.alreadyReserved ?? CAPTION_CREDITS));
 
-    const chunkDir = path.join(dir, 'chunks');
-    await fs.mkdir(chunkDir);
-    const chunks = await audioChunks(tools, source.file, chunkDir, config.GLEANER_STT_CHUNK_SECONDS, ctx.signal);
-    ctx.log?.debug({ bytes: source.bytes, seconds: info.durationSeconds, chunks: chunks.length }, 'media ready for speech to text');
-    const results = await transcribeChunks(stt, chunks, request.lang, config.GLEANER_STT_CONCURRENCY, ctx);
-    return stitch(chunks, results, request.lang, info.durationSeconds);
+    ctx.progress?.(0, undefined, 'converting audio');
+    const chunks = await splitAudio(tools, input, dir, config.GLEANER_STT_CHUNK_SECONDS, ctx.signal);
+    await fs.rm(input, { force: true });
+    const transcripts = await transcribeChunks(stt, chunks, options.lang, config.GLEANER_STT_CONCURRENCY, ctx);
+    const { segments, language } = stitch(chunks, transcripts, options.lang);
+    return finishTranscript({ lang: language, aiGenerated: true, durationMinutes: minutes, cached: false, content: segments }, options);
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
   }
 }
 
+/** Leftovers of a process that was killed mid-work are swept once per process, when older than this. */
+const STALE_MS = 6 * 60 * 60_000;
+let swept = false;
+
+/** A fresh folder under GLEANER_DATA_DIR/tmp; the caller removes it. */
+export async function makeWorkDir(config: Config, prefix: string): Promise<string> {
+  const tmpRoot = path.join(config.GLEANER_DATA_DIR, 'tmp');
+  await fs.mkdir(tmpRoot, { recursive: true });
+  if (!swept) {
+    swept = true;
+    for (const name of await fs.readdir(tmpRoot)) {
+      const entry = path.join(tmpRoot, name);
+      const stat = await fs.stat(entry).catch(() => undefined);
+      if (stat && Date.now() - stat.mtimeMs > STALE_MS) await fs.rm(entry, { recursive: true, force: true });
+    }
+  }
+  return fs.mkdtemp(path.join(tmpRoot, prefix));
+}
+
 function tooLong(seconds: number, config: Config): GleanerError {
   return new GleanerError(
     'PAYLOAD_TOO_LARGE',
-    `The media is ${Math.round(seconds / 60)} minutes long; this server transcribes up to ${config.GLEANER_MEDIA_MAX_MINUTES} minutes (GLEANER_MEDIA_MAX_MINUTES).`,
+    `The media is ${Math.round(seconds / 60)} minutes long, more than the ${config.GLEANER_MEDIA_MAX_MINUTES} minutes this server transcribes (GLEANER_MEDIA_MAX_MINUTES).`,
   );
 }
 
-/** At most `width` pieces in flight; the first failure stops the rest and fails the whole call. */
-async function transcribeChunks(stt: SpeechToText, chunks: AudioChunk[], lang: string | undefined, width: number, ctx: MediaContext): Promise<SpeechResult[]> {
-  const stop = new AbortController();
-  const signal = AbortSignal.any([ctx.signal, stop.signal]);
-  const results = new Array<SpeechResult>(chunks.length);
+/**
+ * One ffmpeg run: first audio track, 16 kHz mono MP3 at 32 kbit/s (about 240 KB a minute, well
+ * under upload limits), cut by the segment muxer, whose list gives each chunk's real start and end.
+ */
+async function splitAudio(tools: MediaTools, input: string, dir: string, chunkSeconds: number, signal: AbortSignal): Promise<Chunk[]> {
+  const list = path.join(dir, 'chunks.csv');
+  await ffmpeg(
+    tools,
+    [
+      '-i', input, '-map', '0:a:0', '-vn', '-ac', '1', '-ar', '16000', '-c:a', 'libmp3lame', '-b:a', '32k',
+      '-f', 'segment', '-segment_time', String(chunkSeconds), '-reset_timestamps', '1',
+      '-segment_list', list, '-segment_list_type', 'csv',
+      path.join(dir, 'chunk-%04d.mp3'),
+    ],
+    signal,
+  );
+  const rows = (await fs.readFile(list, 'utf8')).trim().split('\n').filter(Boolean);
+  return rows.map((row) => {
+    const [name, start, end] = row.split(',');
+    return { file: path.join(dir, name), start: Number(start), end: Number(end) };
+  });
+}
+
+async function transcribeChunks(stt: SpeechToText, chunks: Chunk[], lang: string | undefined, concurrency: number, ctx: MediaContext): Promise<SpeechTranscript[]> {
+  // One chunk failing fails the call: the others are stopped rather than paid for.
+  const abort = new AbortController();
+  const signal = AbortSignal.any([ctx.signal, abort.signal]);
+  const results: SpeechTranscript[] = new Array(chunks.length);
   let next = 0;
   let done = 0;
-  let failure: unknown;
+  ctx.progress?.(0, chunks.length, 'transcribing');
   const worker = async () => {
-    while (next < chunks.length && failure === undefined) {
+    while (next < chunks.length && !signal.aborted) {
       const index = next++;
-      try {
-        results[index] = await stt.transcribe({ path: chunks[index].path, mimeType: 'audio/mpeg' }, { lang, signal });
-        ctx.progress?.(++done, chunks.length, 'transcribing');
-      } catch (error) {
-        failure ??= error;
-        stop.abort();
-      }
+      const data = await fs.readFile(chunks[index].file);
+      results[index] = await stt.transcribe({ data, filename: `chunk-${index}.mp3`, contentType: 'audio/mpeg' }, { lang, signal });
+      ctx.progress?.(++done, chunks.length, 'transcribing');
     }
   };
-  await Promise.all(Array.from({ length: Math.min(width, chunks.length) }, worker));
-  if (failure !== undefined) {
-    if (failure instanceof GleanerError) {
-      throw new GleanerError(failure.code, `Speech to text failed on part ${results.filter(Boolean).length + 1} of ${chunks.length}: ${failure.message}`, { cause: failure });
-    }
-    throw failure;
-  }
+  let failure: { error: unknown } | undefined;
+  const workers = Array.from({ length: Math.min(concurrency, chunks.length) }, () =>
+    worker().catch((error: unknown) => {
+      // The first failure is the cause; the others are the abort it set off.
+      failure ??= { error };
+      abort.abort();
+    }),
+  );
+  await Promise.all(workers);
+  if (failure) throw failure.error;
+  if (ctx.signal.aborted) throw new GleanerError('UPSTREAM_TIMEOUT', 'The request was aborted while the media was being transcribed.');
   return results;
 }
 
-/** Puts each piece's segments at the piece's place in the media, in milliseconds. */
-function stitch(chunks: AudioChunk[], results: SpeechResult[], lang: string | undefined, durationSeconds: number): MediaTranscript {
-  const segments: MediaSegment[] = [];
-  const heard = new Map<string, number>();
-  chunks.forEach((chunk, index) => {
-    const result = results[index];
-    if (result.language) heard.set(result.language, (heard.get(result.language) ?? 0) + (chunk.end - chunk.start));
-    const length = chunk.end - chunk.start;
-    for (const segment of result.segments) {
-      // Providers pad the last segment past the audio; keep every segment inside its piece.
-      const start = Math.min(Math.max(0, segment.start), length);
-      const end = Math.min(Math.max(start, segment.end), length);
-      segments.push({ text: segment.text, offset: Math.round((chunk.start + start) * 1000), duration: Math.round((end - start) * 1000) });
+/** Chunk-relative times to media times; a segment never runs past its chunk's end. */
+function stitch(chunks: Chunk[], transcripts: SpeechTranscript[], requested?: string): { segments: TranscriptSegment[]; language: string } {
+  const heard = transcripts.map((t) => t.language).filter((l): l is string => Boolean(l));
+  const language = mostCommon(heard) ?? languageCode(requested) ?? 'und';
+  const segments: TranscriptSegment[] = [];
+  chunks.forEach((chunk, i) => {
+    const lang = transcripts[i].language ?? language;
+    for (const s of transcripts[i].segments) {
+      const start = Math.min(chunk.start + s.start, chunk.end);
+      const end = Math.min(chunk.start + s.end, chunk.end);
+      segments.push({ text: s.text, offset: Math.round(start * 1000), duration: Math.max(0, Math.round((end - start) * 1000)), lang });
     }
   });
-  segments.sort((a, b) => a.offset - b.offset);
-  const detected = [...heard.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
-  return { lang: lang ?? detected ?? 'und', durationSeconds, durationMinutes: minutesOf(durationSeconds), segments };
+  return { segments, language };
+}
+
+function mostCommon(values: string[]): string | undefined {
+  const counts = new Map<string, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
 }

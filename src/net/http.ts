@@ -34,7 +34,7 @@ export const USER_AGENT = 'Gleaner/0.1 (+https://github.com/gleaner; self-hosted
 export interface FetchOptions {
   method?: 'GET' | 'POST' | 'HEAD' | 'PUT';
   headers?: Record<string, string>;
-  /** A FormData body is sent as multipart/form-data (speech-to-text uploads); it is never retried. */
+  /** FormData (undici's) for multipart uploads such as the speech-to-text endpoint's. */
   body?: string | Uint8Array | FormData;
   /** Total time for the request, redirects, retries and body included. */
   timeoutMs?: number;
@@ -166,6 +166,11 @@ export class HttpClient {
       const fail = (error: Error) => body.destroy(error);
       source.on('error', fail);
       decoder?.on('error', fail);
+      // A caller that stops reading (a file refused by its headers) must free the connection too:
+      // pipe() does not pass a destroy upstream, and an unread body would hold it open forever.
+      body.on('close', () => {
+        if (!source.destroyed) source.destroy();
+      });
       return { url: current.toString(), status: hop.status, headers, body };
     });
   }

@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { defineOperation, type CheckContext, type OperationContext } from './define.js';
+import { defineOperation, type OperationContext } from './define.js';
 import { handlerFor, URL_HANDLERS } from './url-handlers.js';
 import { GleanerError, isGleanerError } from '../errors.js';
 import { analyzeVideo } from '../ai/analyze.js';
 import { schemaProblem } from '../ai/json-schema.js';
-import type { ChatModel } from '../ai/chat.js';
+import { requireChatModel } from './models.js';
 import type { Metadata, TranscriptResponse } from '../platforms/types.js';
 
 const input = z
@@ -25,14 +25,6 @@ const input = z
     path: ['prompt'],
   });
 
-/**
- * The model that answers: the configured endpoint when there is one (the operator chose it, and it
- * supports structured output), else the MCP client's own model through sampling.
- */
-function modelFor(ctx: CheckContext | OperationContext): ChatModel | undefined {
-  return ctx.services.chat ?? ctx.sampling;
-}
-
 export const videoAnalysis = defineOperation({
   name: 'video_analysis',
   title: 'Analyse a video with AI',
@@ -48,16 +40,10 @@ export const videoAnalysis = defineOperation({
     if (!handlerFor(new URL(value.url))) {
       throw new GleanerError('UNSUPPORTED_URL', `No supported platform for ${value.url}. Supported: ${URL_HANDLERS.map((h) => h.platform).join(', ')}.`);
     }
-    if (!modelFor(ctx)) {
-      throw new GleanerError(
-        'NOT_CONFIGURED',
-        'No language model is available: set GLEANER_LLM_URL (and GLEANER_LLM_API_KEY, GLEANER_LLM_MODEL) to an OpenAI-compatible endpoint, or call this tool over MCP from a client that supports sampling.',
-      );
-    }
+    requireChatModel(ctx, 'video analysis');
   },
   async run(value, ctx) {
-    const model = modelFor(ctx);
-    if (!model) throw new GleanerError('NOT_CONFIGURED', 'The language model that was available when the job was submitted is gone (the MCP session closed or the server restarted).');
+    const model = requireChatModel(ctx, 'this analysis (the MCP session that lent its model may have closed, or the server restarted)');
     const url = new URL(value.url);
     const handler = handlerFor(url)!;
     let extraCredits = 0;

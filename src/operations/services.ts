@@ -17,6 +17,6 @@ export interface Services {
   log: Logger;
   /** The configured language model (GLEANER_LLM_URL), when there is one. */
   chat?: ChatModel;
-  /** The configured speech-to-text provider (GLEANER_STT_URL), when there is one. */
+  /** The configured speech-to-text endpoint (GLEANER_STT_URL), when there is one. */
   stt?: SpeechToText;
 }

@@ -3,9 +3,24 @@ import type { AnyOperation } from './define.js';
 import { account, jobStatus } from './account.js';
 import { webCrawl, webMap, webScrape } from './web.js';
 import { metadataOperation } from './metadata.js';
+import { facebookTranscript, instagramTranscript, tiktokTranscript, videoTranscript, xTranscript } from './media.js';
 import { transcriptOperation } from './transcript.js';
 import { YOUTUBE_OPERATIONS } from './youtube.js';
 import { videoAnalysis } from './analysis.js';
-import { MEDIA_OPERATIONS } from './social.js';
 
-export const OPERATIONS: AnyOperation[] = [account, jobStatus, metadataOperation, webScrape, webMap, webCrawl, transcriptOperation, ...YOUTUBE_OPERATIONS, ...MEDIA_OPERATIONS, videoAnalysis];
+export const OPERATIONS: AnyOperation[] = [
+  account,
+  jobStatus,
+  metadataOperation,
+  webScrape,
+  webMap,
+  webCrawl,
+  transcriptOperation,
+  ...YOUTUBE_OPERATIONS,
+  tiktokTranscript,
+  instagramTranscript,
+  xTranscript,
+  facebookTranscript,
+  videoTranscript,
+  videoAnalysis,
+];

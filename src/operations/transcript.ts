@@ -4,10 +4,17 @@
  */
 import { z } from 'zod';
 import { defineOperation } from './define.js';
-import { GleanerError } from '../errors.js';
-import { handlerFor, URL_HANDLERS } from './url-handlers.js';
-import type { TranscriptResponse } from '../platforms/types.js';
-import { transcriptCredits } from './youtube.js';
+import { GleanerError, isGleanerError } from '../errors.js';
+import { handlerFor, URL_HANDLERS, type UrlHandler } from './url-handlers.js';
+import type { TranscriptResponse, TranscriptSegment } from '../platforms/types.js';
+import { transcriptCredits } from '../media/credits.js';
+import { translateSegments } from '../ai/translate.js';
+import { chatModelFor } from './models.js';
+import type { OperationContext } from './define.js';
+
+/** AI translation costs what the translate operation costs: 30 credits per started minute. */
+const AI_TRANSLATION_CREDITS_PER_MINUTE = 30;
+const aiTranslationCredits = (minutes: number) => AI_TRANSLATION_CREDITS_PER_MINUTE * Math.max(1, Math.ceil(minutes));
 
 const LANG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
 
@@ -15,7 +22,7 @@ export const transcriptOperation = defineOperation({
   name: 'transcript',
   title: 'Transcript of a video on any supported platform',
   description:
-    'Returns the transcript of a video from its URL, detecting the platform (YouTube and the other supported platforms). Segments with text, offset and duration in ms, or one plain string with text=true; lang picks a language, translate asks for a translation where the platform offers one. Costs 1 credit from native captions, 2 credits per started minute when AI transcribes.',
+    'Returns the transcript of a video from its URL, detecting the platform (YouTube and the other supported platforms). Segments with text, offset and duration in ms, or one plain string with text=true; lang picks a language, translate asks for a translation: the platform\'s own where it offers one (free of extra cost), else a language model (the configured endpoint or the MCP client\'s model; 30 more credits per started minute), keeping every segment\'s timing. Costs 1 credit from native captions, 2 credits per started minute when AI transcribes.',
   http: { method: 'GET', path: '/v1/transcript' },
   input: z.object({
     url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).describe('The video URL'),
@@ -26,7 +33,10 @@ export const transcriptOperation = defineOperation({
   }),
   plan: 'Free',
   // AI transcripts reserve their minutes through ctx.reserveCredits once the media's length is known.
-  cost: { reserve: () => 1, settle: (_input, result: TranscriptResponse) => transcriptCredits(result) },
+  cost: {
+    reserve: () => 1,
+    settle: (_input, result: TranscriptResponse) => transcriptCredits(result) + (result.translatedBy === 'ai' ? aiTranslationCredits(result.durationMinutes) : 0),
+  },
   kind: 'sync',
   readOnly: true,
   openWorld: true,
@@ -40,6 +50,30 @@ export const transcriptOperation = defineOperation({
         `${input.url} is not a video on a platform this server can transcribe; supported: ${supported.length ? supported.join(', ') : 'none'}.`,
       );
     }
-    return handler.transcript(url, { lang: input.lang, translate: input.translate, timestamps: input.timestamps, text: input.text }, ctx);
+    const options = { lang: input.lang, timestamps: input.timestamps, text: input.text };
+    try {
+      return await handler.transcript(url, { ...options, translate: input.translate }, ctx);
+    } catch (error) {
+      // The platform cannot translate into that language: a language model can, where there is one.
+      const model = chatModelFor(ctx);
+      if (!input.translate || !model || !isGleanerError(error) || error.code !== 'TRANSCRIPT_UNAVAILABLE') throw error;
+      return translateWithModel(handler, url, input.translate, options, ctx);
+    }
   },
 });
+
+async function translateWithModel(
+  handler: UrlHandler,
+  url: URL,
+  targetLang: string,
+  options: { lang?: string; timestamps: boolean; text: boolean },
+  ctx: OperationContext,
+): Promise<TranscriptResponse> {
+  const original = await handler.transcript!(url, { lang: options.lang, timestamps: true }, ctx);
+  await ctx.reserveCredits(aiTranslationCredits(original.durationMinutes));
+  const segments = await translateSegments(chatModelFor(ctx)!, original.content as TranscriptSegment[], targetLang, ctx.signal);
+  const content = options.text
+    ? segments.map((segment) => segment.text).join(' ')
+    : segments.map((segment) => (options.timestamps ? segment : { text: segment.text, lang: segment.lang }));
+  return { ...original, lang: targetLang, translatedTo: targetLang, translatedBy: 'ai', content };
+}

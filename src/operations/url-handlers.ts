@@ -5,7 +5,7 @@
 import type { Metadata, TranscriptResponse } from '../platforms/types.js';
 import type { OperationContext } from './define.js';
 import { youtubeUrlHandler } from './youtube-handler.js';
-import { MEDIA_URL_HANDLERS } from './media-transcripts.js';
+import { MEDIA_HANDLERS } from './media-handlers.js';
 
 export interface TranscriptOptions {
   lang?: string;
@@ -22,8 +22,7 @@ export interface UrlHandler {
   transcript?(url: URL, options: TranscriptOptions, ctx: OperationContext): Promise<TranscriptResponse>;
 }
 
-// Direct media files come last: a platform URL that happens to end in .mp4 belongs to its platform.
-export const URL_HANDLERS: UrlHandler[] = [youtubeUrlHandler, ...MEDIA_URL_HANDLERS];
+export const URL_HANDLERS: UrlHandler[] = [youtubeUrlHandler, ...MEDIA_HANDLERS];
 
 export function handlerFor(url: URL): UrlHandler | undefined {
   return URL_HANDLERS.find((handler) => handler.matches(url));

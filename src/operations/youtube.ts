@@ -9,22 +9,20 @@ import type { TranscriptResponse } from '../platforms/types.js';
 import { parseVideoRef } from '../platforms/youtube/ids.js';
 import { renderTranscript, youtubeTranscript, type SegmentTranslator, type TranscriptFallback } from '../platforms/youtube/transcript.js';
 import { translateSegments } from '../ai/translate.js';
+import { transcriptCredits } from '../media/credits.js';
+import { requireChatModel } from './models.js';
 import { youtubeSearch } from '../platforms/youtube/search.js';
 import { youtubeChannel, youtubeChannelVideos, youtubePlaylist, youtubePlaylistVideos } from '../platforms/youtube/listings.js';
 import { innertube } from '../platforms/youtube/client.js';
 import { loadVideo, toVideo, type YoutubeVideo } from '../platforms/youtube/video.js';
+import { youtubeSpeechFallback } from './youtube-fallback.js';
 
 /**
- * Where speech-to-text slots in for videos without captions. Nothing is configured here yet, so
- * such a video is TRANSCRIPT_UNAVAILABLE; a provider sets `fallback` and reserves its credits
- * through ctx.reserveCredits (transcriptCredits below then settles them).
+ * Where speech-to-text slots in for videos without captions (see youtube-fallback.ts): it reserves
+ * its credits through ctx.reserveCredits, and transcriptCredits below then settles them.
  */
-export const youtubeTranscriptHooks: { fallback?: (ctx: OperationContext) => TranscriptFallback | undefined } = {};
+export const youtubeTranscriptHooks: { fallback?: (ctx: OperationContext) => TranscriptFallback | undefined } = { fallback: youtubeSpeechFallback };
 
-/** Credits of one transcript: 1 from captions, 2 per started minute when AI produced it. */
-export function transcriptCredits(result: Pick<TranscriptResponse, 'aiGenerated' | 'durationMinutes'>): number {
-  return result.aiGenerated ? 2 * Math.max(1, Math.ceil(result.durationMinutes)) : 1;
-}
 
 const LANG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
 const langCode = (what: string) => z.string().regex(LANG, 'must be a language code such as en, de or pt-BR').describe(what);
@@ -44,13 +42,7 @@ function transcriptDeps(ctx: OperationContext, aiTranslation: boolean) {
  */
 function aiTranslator(ctx: OperationContext): SegmentTranslator {
   return async (segments, targetLang) => {
-    const model = ctx.services.chat ?? ctx.sampling;
-    if (!model) {
-      throw new GleanerError(
-        'NOT_CONFIGURED',
-        `YouTube offers no translation into "${targetLang}" for this video, and no language model is available to translate it: set GLEANER_LLM_URL (with GLEANER_LLM_API_KEY and GLEANER_LLM_MODEL), or call over MCP from a client that supports sampling.`,
-      );
-    }
+    const model = requireChatModel(ctx, `translating into "${targetLang}", which YouTube does not offer for this video`);
     const translated = await translateSegments(model, segments.map((s) => ({ ...s, lang: '' })), targetLang, ctx.signal);
     return translated.map(({ text, offset, duration }) => ({ text, offset: offset ?? 0, duration: duration ?? 0 }));
   };
@@ -85,7 +77,7 @@ export const youtubeTranscriptOp = defineOperation({
   name: 'youtube_transcript',
   title: 'YouTube video transcript',
   description:
-    "Returns the transcript of a YouTube video from its captions: segments with text, start offset and duration (ms), or one plain string with text=true. Give the video as url (watch, youtu.be, shorts, embed, live links) or video_id. lang picks a caption language (else the video's default track; the reply's lang says which was used, availableLangs lists all); translate asks YouTube's own translation of the captions. Manual captions are preferred to automatic ones. Costs 1 credit; a video without captions is TRANSCRIPT_UNAVAILABLE and costs nothing.",
+    "Returns the transcript of a YouTube video from its captions: segments with text, start offset and duration (ms), or one plain string with text=true. Give the video as url (watch, youtu.be, shorts, embed, live links) or video_id. lang picks a caption language (else the video's default track; the reply's lang says which was used, availableLangs lists all); translate asks YouTube's own translation of the captions. Manual captions are preferred to automatic ones. Costs 1 credit. A video without captions is transcribed by speech to text when the server has a provider (aiGenerated: true, 2 credits per started minute); without one it is TRANSCRIPT_UNAVAILABLE and costs nothing.",
   http: { method: 'GET', path: '/v1/youtube/transcript', aliases: ['/v1/vidsite/transcript'] },
   input: z
     .object({
@@ -135,7 +127,7 @@ export const youtubeTranscriptBatch = defineOperation({
   name: 'youtube_transcript_batch',
   title: 'YouTube transcripts of many videos',
   description:
-    'Returns the transcripts of up to 50 YouTube videos at once, one result per URL in the order given: either the transcript or an errorCode with a message (a bad URL, a video without captions, a private video). Costs 1 credit per transcript returned; failed items cost nothing (creditsUsed says the total). Pro plan or higher.',
+    'Returns the transcripts of up to 50 YouTube videos at once, one result per URL in the order given: either the transcript or an errorCode with a message (a bad URL, a video without captions, a private video). Costs 1 credit per caption transcript returned (2 per started minute where speech to text made it); failed items cost nothing (creditsUsed says the total). Pro plan or higher.',
   http: { method: 'POST', path: '/v1/youtube/transcript/batch', aliases: ['/v1/vidsite/transcript/batch'] },
   input: z.object({
     urls: z.array(z.string().max(2048)).min(1).max(50).describe('1 to 50 video URLs (or ids)'),

@@ -53,16 +53,6 @@ export const metadata = z.object({
     })
     .optional(),
   thumbnails: z.array(thumbnail),
-  /** The post's video or image, where the platform shows it to logged-out visitors. */
-  media: z
-    .object({
-      type: z.enum(['video', 'image', 'audio']),
-      url: z.string(),
-      durationSeconds: z.number().optional(),
-      width: z.number().int().optional(),
-      height: z.number().int().optional(),
-    })
-    .optional(),
   durationSeconds: z.number().optional(),
   publishedAt: z.string().optional(),
   tags: z.array(z.string()).optional(),

@@ -1,139 +1,249 @@
 /**
- * Real media made with ffmpeg and espeak-ng for the speech-to-text tests, and a loopback
- * OpenAI-compatible /v1/audio/transcriptions server that checks what it receives is real audio
- * (ffprobe reads its length) and answers with segments spread over that length.
+ * Real media for the media tests, made once per run with espeak-ng (speech) and ffmpeg (tone,
+ * picture, containers), a loopback server that serves it (and the odd cases: a 2 GB
+ * Content-Length, a web page), and an OpenAI-compatible transcription server that ffprobes every
+ * upload and answers with segments spread over the audio it really received.
  */
-import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 
-const run = promisify(execFile);
-
-export interface TestMedia {
+export interface GeneratedMedia {
   dir: string;
-  /** 64 s mp4 (a small picture, speech then a tone). */
-  shortMp4: string;
-  /** 25 minutes of audio: an espeak clip, then a low-rate tone. */
-  longMp3: string;
-  /** A video without any audio track. */
-  silentMp4: string;
-  /** The short media as HLS: master.m3u8 -> audio rendition -> segments. */
-  hlsDir: string;
+  /** 4 to 5 s of speech (espeak-ng, 22 kHz WAV). */
+  speech: string;
+  path(name: string): string;
+  /** Makes `name` (extension decides the container) `seconds` long: speech looped over a quiet tone, with a picture for video containers. */
+  make(name: string, seconds: number, options?: { sampleRate?: number; video?: boolean }): string;
 }
 
-async function ffmpeg(args: string[]): Promise<void> {
-  await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...args]);
+function run(program: string, args: string[]): void {
+  execFileSync(program, args, { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
-export async function durationOf(file: string): Promise<number> {
-  const { stdout } = await run('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file]);
-  return Number(stdout.trim());
-}
-
-export async function makeTestMedia(): Promise<TestMedia> {
+export function generateMedia(): GeneratedMedia {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-media-'));
   const speech = path.join(dir, 'speech.wav');
-  await run('espeak-ng', ['-w', speech, 'Hello from Gleaner. This is a test of speech to text across several pieces of audio.']);
-  const shortMp4 = path.join(dir, 'short.mp4');
-  await ffmpeg([
-    '-f', 'lavfi', '-i', 'color=c=navy:s=64x64:r=5:d=64',
-    '-i', speech,
-    '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=16000:duration=64',
-    '-filter_complex', '[1:a]aresample=16000,aformat=channel_layouts=mono[s];[2:a]aformat=channel_layouts=mono[t];[s][t]concat=n=2:v=0:a=1,atrim=0:64[a]',
-    '-map', '0:v', '-map', '[a]', '-c:v', 'libx264', '-preset', 'ultrafast', '-c:a', 'aac', '-b:a', '32k', '-t', '64', '-movflags', '+faststart', shortMp4,
-  ]);
-  const longMp3 = path.join(dir, 'long.mp3');
-  await ffmpeg([
-    '-i', speech,
-    '-f', 'lavfi', '-i', 'sine=frequency=300:sample_rate=8000:duration=1500',
-    '-filter_complex', '[0:a]aresample=8000,aformat=channel_layouts=mono[s];[1:a]aformat=channel_layouts=mono[t];[s][t]concat=n=2:v=0:a=1,atrim=0:1500[a]',
-    '-map', '[a]', '-c:a', 'libmp3lame', '-b:a', '8k', longMp3,
-  ]);
-  const silentMp4 = path.join(dir, 'silent.mp4');
-  await ffmpeg(['-f', 'lavfi', '-i', 'color=c=black:s=32x32:r=5:d=5', '-c:v', 'libx264', '-preset', 'ultrafast', silentMp4]);
-  const hlsDir = path.join(dir, 'hls');
-  fs.mkdirSync(hlsDir);
-  await ffmpeg(['-i', shortMp4, '-vn', '-c:a', 'aac', '-b:a', '32k', '-f', 'hls', '-hls_time', '10', '-hls_playlist_type', 'vod', '-hls_segment_filename', path.join(hlsDir, 'a%03d.ts'), path.join(hlsDir, 'audio.m3u8')]);
-  fs.writeFileSync(
-    path.join(hlsDir, 'master.m3u8'),
-    '#EXTM3U\n#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="main",DEFAULT=YES,URI="audio.m3u8"\n#EXT-X-STREAM-INF:BANDWIDTH=900000,AUDIO="aud"\nvideo-missing.m3u8\n',
-  );
-  return { dir, shortMp4, longMp3, silentMp4, hlsDir };
+  run('espeak-ng', ['-w', speech, 'Hello from the Gleaner test. This clip is spoken by a machine, and it repeats over a quiet tone.']);
+  return {
+    dir,
+    speech,
+    path: (name) => path.join(dir, name),
+    make(name, seconds, options = {}) {
+      const out = path.join(dir, name);
+      if (fs.existsSync(out)) return out;
+      const rate = String(options.sampleRate ?? 16000);
+      const video = options.video ?? /\.(mp4|webm|mov|mkv)$/.test(name);
+      const args = ['-v', 'error', '-y', '-f', 'lavfi', '-i', `sine=f=300:sample_rate=${rate}:d=${seconds}`, '-stream_loop', '-1', '-i', speech];
+      if (video) args.push('-f', 'lavfi', '-i', `color=c=navy:s=160x120:r=5:d=${seconds}`);
+      args.push('-filter_complex', `[1:a]aresample=${rate},volume=2[s];[0:a]volume=0.1[t];[t][s]amix=inputs=2:duration=first[a]`, '-map', '[a]');
+      if (video) args.push('-map', '2:v');
+      args.push('-ac', '1', '-ar', rate, '-t', String(seconds));
+      if (/\.webm$/.test(name)) args.push('-c:v', 'libvpx', '-b:v', '50k', '-c:a', 'libopus', '-b:a', '24k');
+      else if (/\.(mp4|mov|m4a)$/.test(name)) args.push(...(video ? ['-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p'] : []), '-c:a', 'aac', '-b:a', '32k');
+      else if (/\.mp3$/.test(name)) args.push('-c:a', 'libmp3lame', '-b:a', '16k');
+      args.push(out);
+      run('ffmpeg', args);
+      return out;
+    },
+  };
 }
 
-export interface SttRequest {
-  fields: Record<string, string[]>;
-  fileName: string;
-  fileBytes: number;
-  /** Seconds, as ffprobe reads the uploaded file. */
-  seconds: number;
-  authorization?: string;
+export function probeDuration(file: string): number {
+  const out = execFileSync('ffprobe', ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file], { encoding: 'utf8' });
+  return Number(out.trim());
 }
 
-export interface SttServer {
-  url: string;
-  requests: SttRequest[];
-  /** Answer this (0-based) request with HTTP 500 instead. */
-  failRequest?: number;
-  /** Requests in flight at once, at most. */
-  peakConcurrency: number;
+export interface MediaServer {
+  origin: string;
+  /** Paths asked for, in order (with the method). */
+  requests: string[];
+  /** The same requests with their headers. */
+  log: Array<{ method: string; path: string; headers: http.IncomingHttpHeaders }>;
+  /** Serves a local file at a path, with a content type. */
+  serve(urlPath: string, file: string, contentType: string): void;
+  /** Answers a path with a function of the request (API replies that depend on the query). */
+  route(urlPath: string, answer: (url: URL, req: http.IncomingMessage) => { status?: number; type?: string; body: string }): void;
+  /** Serves a fixed body (with extra headers, e.g. Set-Cookie). */
+  serveBody(urlPath: string, body: string | Buffer, contentType: string, headers?: Record<string, string | string[]>, status?: number): void;
   close(): Promise<void>;
 }
 
-/** Segments every 8 seconds of what was heard, labelled with the upload's name and length. */
-export async function startSttServer(language = 'english'): Promise<SttServer> {
-  const uploads = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-stt-'));
-  let count = 0;
-  let inFlight = 0;
-  const state: SttServer = { url: '', requests: [], peakConcurrency: 0, close: async () => undefined };
+/**
+ * Serves files by path (any host: the tests reach it through GLEANER_UPSTREAM_OVERRIDES). Built in:
+ * /huge.mp4 answers with a 2 GB Content-Length and then holds the body, as a real 2 GB file would.
+ */
+export async function startMediaServer(): Promise<MediaServer> {
+  const routes = new Map<string, { file?: string; body?: Buffer; type: string; headers?: Record<string, string | string[]>; status?: number }>();
+  const requests: string[] = [];
+  const log: MediaServer['log'] = [];
+  const handlers = new Map<string, Parameters<MediaServer['route']>[1]>();
+  const open = new Set<http.ServerResponse>();
   const server = http.createServer((req, res) => {
-    const index = count++;
-    inFlight++;
-    state.peakConcurrency = Math.max(state.peakConcurrency, inFlight);
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      try {
-        if (req.method !== 'POST' || req.url !== '/v1/audio/transcriptions') {
-          res.writeHead(404).end();
-          return;
-        }
-        const form = await new Response(Buffer.concat(chunks), { headers: { 'content-type': req.headers['content-type'] ?? '' } }).formData();
-        const file = form.get('file') as File;
-        const fields: Record<string, string[]> = {};
-        for (const [key, value] of form.entries()) if (typeof value === 'string') (fields[key] ??= []).push(value);
-        const saved = path.join(uploads, `${index}-${file.name}`);
-        fs.writeFileSync(saved, Buffer.from(await file.arrayBuffer()));
-        const seconds = await durationOf(saved);
-        fs.rmSync(saved);
-        state.requests.push({ fields, fileName: file.name, fileBytes: file.size, seconds, authorization: req.headers.authorization });
-        if (state.failRequest === index) {
-          res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'model crashed' } }));
-          return;
-        }
-        const segments = [];
-        for (let start = 0; start < seconds; start += 8) {
-          segments.push({ id: segments.length, start, end: Math.min(seconds + 0.4, start + 8), text: ` words at ${start}s of ${file.name}` });
-        }
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ task: 'transcribe', language, duration: seconds, text: segments.map((s) => s.text).join(''), segments }));
-      } catch (error) {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: String(error) } }));
-      } finally {
-        inFlight--;
-      }
-    });
+    const urlPath = new URL(req.url ?? '/', 'http://x').pathname;
+    requests.push(`${req.method} ${urlPath}`);
+    log.push({ method: req.method ?? 'GET', path: urlPath, headers: req.headers });
+    if (urlPath === '/huge.mp4') {
+      res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': String(2 * 1024 * 1024 * 1024) });
+      res.write(Buffer.alloc(64 * 1024));
+      open.add(res);
+      res.on('close', () => open.delete(res));
+      return;
+    }
+    const dynamic = handlers.get(urlPath);
+    if (dynamic) {
+      const answer = dynamic(new URL(req.url ?? '/', 'http://x'), req);
+      res.writeHead(answer.status ?? 200, { 'content-type': answer.type ?? 'application/json' }).end(answer.body);
+      return;
+    }
+    const route = routes.get(urlPath);
+    if (!route) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      return;
+    }
+    const size = route.file ? fs.statSync(route.file).size : route.body!.length;
+    res.writeHead(route.status ?? 200, { ...route.headers, 'content-type': route.type, 'content-length': String(size) });
+    if (req.method === 'HEAD') res.end();
+    else if (route.file) fs.createReadStream(route.file).pipe(res);
+    else res.end(route.body);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
-  state.close = () =>
-    new Promise<void>((resolve) => {
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    log,
+    route: (urlPath, answer) => void handlers.set(urlPath, answer),
+    serve: (urlPath, file, type) => void routes.set(urlPath, { file, type }),
+    serveBody: (urlPath, body, type, headers, status) => void routes.set(urlPath, { body: Buffer.from(body), type, headers, status }),
+    async close() {
+      for (const res of open) res.destroy();
       server.closeAllConnections();
-      server.close(() => resolve());
-      fs.rmSync(uploads, { recursive: true, force: true });
-    });
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export interface SttCall {
+  model: string;
+  responseFormat: string;
+  granularities: string[];
+  language?: string;
+  authorization?: string;
+  filename: string;
+  /** What ffprobe found in the upload. */
+  codec: string;
+  channels: number;
+  sampleRate: number;
+  durationSeconds: number;
+}
+
+export interface SttServer {
+  /** Base URL for GLEANER_STT_URL. */
+  url: string;
+  calls: SttCall[];
+  /** Most uploads being transcribed at once. */
+  maxInFlight: number;
+  /** Answers are held until this many uploads have arrived (proves they were sent concurrently). */
+  holdUntil: number;
+  /** Answers 500 to uploads for which this returns true. */
+  failWhen?: (call: SttCall) => boolean;
+  /** The language reported as heard (an English name, as OpenAI's verbose_json gives it). */
+  language: string;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const SEGMENT_SECONDS = 10;
+
+export async function startSttServer(): Promise<SttServer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-stt-'));
+  let inFlight = 0;
+  let arrived = 0;
+  let release: () => void = () => undefined;
+  let released = Promise.resolve();
+  const state: SttServer = {
+    url: '',
+    calls: [],
+    maxInFlight: 0,
+    holdUntil: 0,
+    language: 'english',
+    reset() {
+      state.calls.length = 0;
+      state.maxInFlight = 0;
+      state.holdUntil = 0;
+      state.failWhen = undefined;
+      state.language = 'english';
+      arrived = 0;
+      released = new Promise<void>((resolve) => (release = resolve));
+    },
+    close: async () => undefined,
+  };
+  state.reset();
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.method !== 'POST' || req.url !== '/v1/audio/transcriptions') {
+      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
+      return;
+    }
+    inFlight++;
+    arrived++;
+    state.maxInFlight = Math.max(state.maxInFlight, inFlight);
+    if (arrived >= state.holdUntil) release();
+    try {
+      const form = await new Response(Buffer.concat(chunks), { headers: { 'content-type': req.headers['content-type'] ?? '' } }).formData();
+      const file = form.get('file') as File;
+      const local = path.join(dir, `upload-${arrived}-${file.name}`);
+      fs.writeFileSync(local, Buffer.from(await file.arrayBuffer()));
+      const probe = JSON.parse(
+        execFileSync('ffprobe', ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', local], { encoding: 'utf8' }),
+      ) as { format: { duration: string }; streams: Array<{ codec_name: string; channels: number; sample_rate: string }> };
+      fs.rmSync(local);
+      const call: SttCall = {
+        model: String(form.get('model')),
+        responseFormat: String(form.get('response_format')),
+        granularities: form.getAll('timestamp_granularities[]').map(String),
+        language: form.get('language') === null ? undefined : String(form.get('language')),
+        authorization: req.headers.authorization,
+        filename: file.name,
+        codec: probe.streams[0].codec_name,
+        channels: probe.streams[0].channels,
+        sampleRate: Number(probe.streams[0].sample_rate),
+        durationSeconds: Number(probe.format.duration),
+      };
+      state.calls.push(call);
+      await released;
+      if (state.failWhen?.(call)) {
+        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'transcription failed (test)' } }));
+        return;
+      }
+      // One segment per 10 s; the last takes the tail (encoders pad a few milliseconds).
+      const count = Math.max(1, Math.floor(call.durationSeconds / SEGMENT_SECONDS));
+      const segments = Array.from({ length: count }, (_, i) => {
+        const start = i * SEGMENT_SECONDS;
+        const end = i === count - 1 ? call.durationSeconds : start + SEGMENT_SECONDS;
+        return { id: i, start, end, text: ` Heard speech at ${start} s of a ${call.durationSeconds.toFixed(1)} s upload.` };
+      });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ task: 'transcribe', language: state.language, duration: call.durationSeconds, text: segments.map((s) => s.text).join(''), segments }));
+    } catch (error) {
+      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `bad upload: ${(error as Error).message}` } }));
+    } finally {
+      inFlight--;
+    }
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  state.close = async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
   return state;
 }

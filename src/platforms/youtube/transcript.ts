@@ -75,7 +75,18 @@ async function fetchTranscript(deps: TranscriptDeps, request: TranscriptRequest)
   const availableLangs = [...new Set(tracks.map((t) => t.languageCode))];
   const picked = pickTrack(tracks, request.lang, defaultIndex);
   if (!picked) {
+    // Speech to text gives the spoken language; another one needs a model, known before paying for the audio.
+    if (request.translate && deps.fallback && !deps.translator) {
+      throw new GleanerError(
+        'TRANSCRIPT_UNAVAILABLE',
+        `The YouTube video ${request.videoId} has no captions to translate into "${request.translate}"; youtube_transcript_translate translates its speech-to-text transcript with a language model.`,
+      );
+    }
     const produced = await deps.fallback?.({ videoId: request.videoId, durationSeconds: seconds, lang: request.lang, audioUrl: audioStreamUrl(info) });
+    if (produced && request.translate && deps.translator && request.translate.toLowerCase() !== produced.lang.toLowerCase()) {
+      const segments = await deps.translator(produced.segments, request.translate);
+      return { ...produced, lang: request.translate, translatedTo: request.translate, translatedBy: 'ai', segments };
+    }
     if (produced) return produced;
     throw new GleanerError('TRANSCRIPT_UNAVAILABLE', `The YouTube video ${request.videoId} has no captions, and no speech-to-text fallback is available.`);
   }

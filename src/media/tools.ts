@@ -1,0 +1,109 @@
+/**
+ * ffmpeg and ffprobe, run as child processes. Their absence is an operator problem with a known
+ * fix, so it is NOT_CONFIGURED naming the package and the variable, never an internal error.
+ */
+import { spawn } from 'node:child_process';
+import { GleanerError } from '../errors.js';
+
+export interface MediaTools {
+  ffmpeg: string;
+  ffprobe: string;
+}
+
+const working = new Set<string>();
+
+function missing(tool: 'ffmpeg' | 'ffprobe', path: string): GleanerError {
+  const variable = tool === 'ffmpeg' ? 'GLEANER_FFMPEG_PATH' : 'GLEANER_FFPROBE_PATH';
+  return new GleanerError(
+    'NOT_CONFIGURED',
+    `${tool} is not installed or not runnable (${variable}=${path}). Install ffmpeg (for example "apt-get install ffmpeg" or "brew install ffmpeg"), or set ${variable} to the ${tool} program.`,
+  );
+}
+
+interface RunResult {
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a program to completion; a non-zero exit rejects with its last lines of stderr. */
+function run(program: string, args: string[], signal?: AbortSignal): Promise<RunResult & { code: number | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'], signal });
+    const out: Buffer[] = [];
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => {
+      err = (err + c.toString('utf8')).slice(-4000);
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: err }));
+  });
+}
+
+async function runTool(tool: 'ffmpeg' | 'ffprobe', program: string, args: string[], signal?: AbortSignal): Promise<RunResult & { code: number | null }> {
+  try {
+    return await run(program, args, signal);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'ENOENT' || code === 'EACCES') throw missing(tool, program);
+    if ((error as Error).name === 'AbortError') throw new GleanerError('UPSTREAM_TIMEOUT', 'The request was aborted while the media was being processed.', { cause: error });
+    throw error;
+  }
+}
+
+/** Refuses early (before any download or charge) when either program cannot run. Successes are remembered. */
+export async function assertMediaTools(tools: MediaTools): Promise<void> {
+  for (const [tool, program] of [['ffmpeg', tools.ffmpeg], ['ffprobe', tools.ffprobe]] as const) {
+    if (working.has(program)) continue;
+    const result = await runTool(tool, program, ['-version']);
+    if (result.code !== 0) throw missing(tool, program);
+    working.add(program);
+  }
+}
+
+export interface Probe {
+  durationSeconds: number;
+  formatName: string;
+  audio?: { codec: string; channels?: number; sampleRate?: number };
+  hasVideo: boolean;
+  width?: number;
+  height?: number;
+  /** Container tags (title, artist, date, comment ...), lower-case names. */
+  tags: Record<string, string>;
+}
+
+interface FfprobeJson {
+  format?: { duration?: string; format_name?: string; tags?: Record<string, string> };
+  streams?: Array<{ codec_type?: string; codec_name?: string; channels?: number; sample_rate?: string; duration?: string; width?: number; height?: number }>;
+}
+
+/** What a file holds, or UNSUPPORTED_CONTENT when ffprobe cannot read it as media. */
+export async function probeMedia(tools: MediaTools, file: string, signal?: AbortSignal): Promise<Probe> {
+  const result = await runTool('ffprobe', tools.ffprobe, ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], signal);
+  if (result.code !== 0) throw new GleanerError('UNSUPPORTED_CONTENT', `The URL does not lead to a media file that can be read (ffprobe: ${lastLine(result.stderr)}).`);
+  const json = JSON.parse(result.stdout) as FfprobeJson;
+  const streams = json.streams ?? [];
+  const audio = streams.find((s) => s.codec_type === 'audio');
+  const video = streams.find((s) => s.codec_type === 'video');
+  const durations = [json.format?.duration, ...streams.map((s) => s.duration)].map(Number).filter((n) => Number.isFinite(n) && n > 0);
+  return {
+    durationSeconds: durations.length ? Math.max(...durations) : 0,
+    formatName: json.format?.format_name ?? 'unknown',
+    audio: audio ? { codec: audio.codec_name ?? 'unknown', channels: audio.channels, sampleRate: Number(audio.sample_rate) || undefined } : undefined,
+    hasVideo: Boolean(video),
+    width: video?.width,
+    height: video?.height,
+    tags: Object.fromEntries(Object.entries(json.format?.tags ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)])),
+  };
+}
+
+/** Runs ffmpeg with the given arguments (after the common quiet flags). */
+export async function ffmpeg(tools: MediaTools, args: string[], signal?: AbortSignal): Promise<void> {
+  const result = await runTool('ffmpeg', tools.ffmpeg, ['-hide_banner', '-nostdin', '-v', 'error', '-y', ...args], signal);
+  if (result.code !== 0) throw new GleanerError('UNSUPPORTED_CONTENT', `The media could not be converted to audio (ffmpeg: ${lastLine(result.stderr)}).`);
+}
+
+function lastLine(text: string): string {
+  const lines = text.trim().split('\n').filter(Boolean);
+  return (lines.at(-1) ?? 'no output').slice(0, 300);
+}

@@ -1,0 +1,101 @@
+/**
+ * URL handlers for the short-video and social platforms and for direct media files: each joins a
+ * platform adapter (metadata, media URL, native captions) to the speech-to-text pipeline.
+ */
+import type { TranscriptOptions, UrlHandler } from './url-handlers.js';
+import type { OperationContext } from './define.js';
+import type { Metadata, TranscriptResponse } from '../platforms/types.js';
+import type { CaptionTrack, PlatformPost } from '../platforms/post.js';
+import { GleanerError } from '../errors.js';
+import { directMediaMetadata, looksLikeMediaFile } from '../media/direct.js';
+import { transcribeMedia } from '../media/pipeline.js';
+import { durationMinutes } from '../media/credits.js';
+import { finishTranscript } from '../media/segments.js';
+import { fetchPlatform } from '../platforms/browser.js';
+import { parseCaptions } from '../platforms/captions.js';
+import { fetchTikTok } from '../platforms/tiktok/adapter.js';
+import { parseTikTokUrl } from '../platforms/tiktok/url.js';
+import { fetchInstagram } from '../platforms/instagram/adapter.js';
+import { parseInstagramUrl } from '../platforms/instagram/url.js';
+import { fetchXPost } from '../platforms/x/adapter.js';
+import { parseXUrl } from '../platforms/x/url.js';
+import { fetchFacebook } from '../platforms/facebook/adapter.js';
+import { parseFacebookUrl } from '../platforms/facebook/url.js';
+
+export const directVideoHandler: UrlHandler = {
+  platform: 'video',
+  matches: looksLikeMediaFile,
+  metadata: (url, ctx) => directMediaMetadata(url, ctx),
+  transcript: (url, options, ctx) => transcribeMedia(url.toString(), options, ctx),
+};
+
+type FetchPost = (url: URL, ctx: OperationContext) => Promise<PlatformPost>;
+
+/** The caption track for a requested language: an exact match, then the same language, then the spoken one. */
+export function chooseTrack(tracks: CaptionTrack[], lang: string | undefined): CaptionTrack | undefined {
+  const ranked = [...tracks].sort((a, b) => Number(a.source === 'translation') - Number(b.source === 'translation'));
+  if (lang) {
+    const wanted = lang.toLowerCase().replace('_', '-');
+    const exact = ranked.find((t) => t.lang.toLowerCase() === wanted);
+    const same = ranked.find((t) => t.lang.toLowerCase().split('-')[0] === wanted.split('-')[0]);
+    if (exact ?? same) return exact ?? same;
+  }
+  return ranked.find((t) => t.original) ?? ranked[0];
+}
+
+async function postTranscript(post: PlatformPost, options: TranscriptOptions, ctx: OperationContext): Promise<TranscriptResponse> {
+  const { platform, id } = post.metadata;
+  const availableLangs = [...new Set(post.captions.map((t) => t.lang))];
+  const extra = { platform, videoId: id, ...(availableLangs.length ? { availableLangs } : {}) };
+  let track = chooseTrack(post.captions, options.lang);
+  let translatedTo: string | undefined;
+  if (options.translate) {
+    // Only the platform's own caption tracks translate here (TikTok publishes machine translations);
+    // refused before any media is fetched or charged.
+    const wanted = options.translate.toLowerCase().split('-')[0];
+    const target = post.captions.find((t) => t.lang.toLowerCase().split('-')[0] === wanted);
+    if (!target) {
+      throw new GleanerError(
+        'TRANSCRIPT_UNAVAILABLE',
+        `This ${platform} post has no captions in "${options.translate}"${availableLangs.length ? ` (it has: ${availableLangs.join(', ')})` : ''}, and transcripts of it are not translated.`,
+      );
+    }
+    if (target !== track) translatedTo = target.lang;
+    track = target;
+  }
+  if (track) {
+    const body = await fetchPlatform(ctx.services.http, track.url, 'The caption track', { headers: post.captionHeaders, signal: ctx.signal });
+    const content = parseCaptions(body.text(), track.lang);
+    if (content.length > 0) {
+      const last = content.at(-1)!;
+      const seconds = post.metadata.durationSeconds ?? ((last.offset ?? 0) + (last.duration ?? 0)) / 1000;
+      const transcript = finishTranscript({ lang: track.lang, aiGenerated: false, durationMinutes: durationMinutes(seconds), cached: false, content }, options);
+      return { ...transcript, ...extra, ...(translatedTo ? { translatedTo } : {}) };
+    }
+  }
+  if (!post.media) throw post.noMedia ?? new GleanerError('TRANSCRIPT_UNAVAILABLE', `This ${platform} post has no video or audio to transcribe.`);
+  const result = await transcribeMedia({ ...post.media, expectedSeconds: post.media.durationSeconds }, options, ctx);
+  return { ...result, ...extra };
+}
+
+function platformHandler(platform: Metadata['platform'], matches: (url: URL) => boolean, fetchPost: FetchPost): UrlHandler {
+  return {
+    platform,
+    matches,
+    metadata: async (url, ctx) => (await fetchPost(url, ctx)).metadata,
+    transcript: async (url, options, ctx) => postTranscript(await fetchPost(url, ctx), options, ctx),
+  };
+}
+
+export const tiktokHandler = platformHandler('tiktok', (url) => Boolean(parseTikTokUrl(url)), (url, ctx) => fetchTikTok(ctx.services.http, url, ctx.signal));
+
+export const instagramHandler = platformHandler('instagram', (url) => Boolean(parseInstagramUrl(url)), (url, ctx) => fetchInstagram(ctx.services.http, url, ctx.signal));
+
+export const xHandler = platformHandler('x', (url) => Boolean(parseXUrl(url)), (url, ctx) =>
+  fetchXPost(ctx.services.http, url, { bearerToken: ctx.services.config.GLEANER_X_BEARER_TOKEN, queryId: ctx.services.config.GLEANER_X_TWEET_QUERY_ID }, ctx.signal),
+);
+
+export const facebookHandler = platformHandler('facebook', (url) => Boolean(parseFacebookUrl(url)), (url, ctx) => fetchFacebook(ctx.services.http, url, ctx.signal));
+
+/** Platforms first; the direct-file handler last, so a platform URL ending in .mp4 stays with its platform. */
+export const MEDIA_HANDLERS: UrlHandler[] = [tiktokHandler, instagramHandler, xHandler, facebookHandler, directVideoHandler];

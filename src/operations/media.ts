@@ -1,0 +1,127 @@
+/**
+ * Transcripts of short-video and social posts and of direct media files. Native captions where the
+ * platform publishes them (1 credit); otherwise speech to text, 2 credits per started minute.
+ */
+import { z } from 'zod';
+import { defineOperation, type Operation } from './define.js';
+import { handlerFor, type UrlHandler } from './url-handlers.js';
+import { GleanerError } from '../errors.js';
+import { transcriptCredits, CAPTION_CREDITS } from '../media/credits.js';
+import { assertCanTranscribe, transcribeMedia } from '../media/pipeline.js';
+import type { TranscriptResponse } from '../platforms/types.js';
+
+const transcriptInput = z.object({
+  url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).describe('The post, video or media file URL'),
+  lang: z
+    .string()
+    .regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/, 'must be a language code such as en or pt-BR')
+    .optional()
+    .describe('Preferred language code (e.g. en): picks the caption track, and tells speech recognition which language to expect'),
+  timestamps: z.boolean().default(true).describe('Include each segment\'s offset and duration in milliseconds'),
+});
+
+/** 1 credit is held up front; the AI path reserves the rest once the media's duration is known. */
+const transcriptCost = {
+  reserve: () => CAPTION_CREDITS,
+  settle: (_input: unknown, result: TranscriptResponse) => transcriptCredits(result),
+};
+
+const COST_NOTE = 'Costs 1 credit with native captions, otherwise 2 credits per started minute of media (AI transcript).';
+
+interface PlatformInfo {
+  name: string;
+  platform: UrlHandler['platform'];
+  label: string;
+  alias: string;
+  examples: string;
+  captions: boolean;
+}
+
+function platformTranscript(info: PlatformInfo): Operation<typeof transcriptInput, TranscriptResponse> {
+  return defineOperation({
+    name: info.name,
+    title: `${info.label} transcript`,
+    description: `Transcript of a ${info.label} video (${info.examples}), as timed segments. ${
+      info.captions ? 'Uses the captions the platform publishes where there are any, else speech to text.' : 'Produced by speech to text from the video\'s audio.'
+    } ${COST_NOTE}`,
+    http: { method: 'GET', path: `/v1/${info.platform}/transcript`, aliases: [`/v1/${info.alias}/transcript`] },
+    input: transcriptInput,
+    plan: 'Free',
+    cost: transcriptCost,
+    kind: 'sync',
+    readOnly: true,
+    openWorld: true,
+    async check(_input, ctx) {
+      if (!info.captions) await assertCanTranscribe(ctx.services);
+    },
+    async run(input, ctx) {
+      const url = new URL(input.url);
+      const handler = handlerFor(url);
+      if (handler?.platform !== info.platform || !handler.transcript) {
+        throw new GleanerError('UNSUPPORTED_URL', `${input.url} is not a ${info.label} video URL (for example ${info.examples}).`);
+      }
+      return handler.transcript(url, { lang: input.lang, timestamps: input.timestamps }, ctx);
+    },
+  });
+}
+
+export const tiktokTranscript = platformTranscript({
+  name: 'tiktok_transcript',
+  platform: 'tiktok',
+  label: 'TikTok',
+  alias: 'shortclip',
+  examples: 'https://www.tiktok.com/@user/video/123',
+  captions: true,
+});
+
+export const instagramTranscript = platformTranscript({
+  name: 'instagram_transcript',
+  platform: 'instagram',
+  label: 'Instagram',
+  alias: 'photogram',
+  examples: 'https://www.instagram.com/reel/SHORTCODE/ or /p/SHORTCODE/',
+  captions: false,
+});
+
+export const xTranscript = platformTranscript({
+  name: 'x_transcript',
+  platform: 'x',
+  label: 'X (Twitter)',
+  alias: 'microblog',
+  examples: 'https://x.com/user/status/123',
+  captions: false,
+});
+
+export const facebookTranscript = platformTranscript({
+  name: 'facebook_transcript',
+  platform: 'facebook',
+  label: 'Facebook',
+  alias: 'social',
+  examples: 'https://www.facebook.com/watch/?v=123 or /user/videos/123',
+  captions: false,
+});
+
+export const videoTranscript = defineOperation({
+  name: 'video_transcript',
+  title: 'Transcript of a video or audio file',
+  description: `Transcript of a direct media file URL (mp4, webm, mov, m4a, mp3, wav, HLS .m3u8 ...) or of a video on any supported platform, produced by speech to text (or the platform's captions where it has them). The file is checked by its content, not its name. Long media is cut into chunks transcribed in parallel. ${COST_NOTE}`,
+  http: { method: 'GET', path: '/v1/video/transcript' },
+  input: transcriptInput,
+  plan: 'Free',
+  cost: transcriptCost,
+  kind: 'sync',
+  readOnly: true,
+  openWorld: true,
+  async check(input, ctx) {
+    const handler = handlerFor(new URL(input.url));
+    if (!handler || handler.platform === 'video') await assertCanTranscribe(ctx.services);
+  },
+  async run(input, ctx) {
+    const url = new URL(input.url);
+    const options = { lang: input.lang, timestamps: input.timestamps };
+    const handler = handlerFor(url);
+    if (handler?.transcript) return handler.transcript(url, options, ctx);
+    return transcribeMedia(url.toString(), options, ctx);
+  },
+});
+
