@@ -308,6 +308,13 @@ describe('X', () => {
     expect(reply.headers.get('x-credits-used')).toBe('2');
     expect(stt.calls).toHaveLength(3);
     expectStitched(reply.body.content, 29.626);
+
+    // The speech-to-text result is kept: asking again transcribes nothing and costs 1 credit.
+    const again = await get(`/v1/x/transcript?url=${q('https://twitter.com/DivineDropbear/status/1841206275088290279')}&timestamps=false`, key);
+    expect(again.body).toMatchObject({ aiGenerated: true, cached: true, platform: 'x' });
+    expect(again.body.content[0]).toEqual({ text: reply.body.content[0].text, lang: reply.body.content[0].lang });
+    expect(again.headers.get('x-credits-used')).toBe('1');
+    expect(stt.calls).toHaveLength(3);
   });
 
   it('says a post without video, a protected post and a deleted one apart, charging nothing', async () => {

@@ -4,7 +4,7 @@
  */
 import type { TranscriptOptions, UrlHandler } from './url-handlers.js';
 import type { OperationContext } from './define.js';
-import type { Metadata, TranscriptResponse } from '../platforms/types.js';
+import type { Metadata, TranscriptResponse, TranscriptSegment } from '../platforms/types.js';
 import type { CaptionTrack, PlatformPost } from '../platforms/post.js';
 import { GleanerError } from '../errors.js';
 import { directMediaMetadata, looksLikeMediaFile } from '../media/direct.js';
@@ -74,9 +74,17 @@ async function postTranscript(post: PlatformPost, options: TranscriptOptions, ct
     }
   }
   if (!post.media) throw post.noMedia ?? new GleanerError('TRANSCRIPT_UNAVAILABLE', `This ${platform} post has no video or audio to transcribe.`);
-  const result = await transcribeMedia({ ...post.media, expectedSeconds: post.media.durationSeconds }, options, ctx);
-  return { ...result, ...extra };
+  // Speech to text is slow and paid for: its result is kept a day, per post and language hint.
+  const cacheKey = `transcript:${platform}:${id ?? post.media.url}:${options.lang?.toLowerCase() ?? '-'}`;
+  const stored = await ctx.services.store.get<TranscriptWithSegments>(cacheKey);
+  if (stored) return { ...finishTranscript({ ...stored, cached: true }, options), ...extra };
+  const result = (await transcribeMedia({ ...post.media, expectedSeconds: post.media.durationSeconds }, { ...options, timestamps: true, text: false }, ctx)) as TranscriptWithSegments;
+  await ctx.services.store.set(cacheKey, result, AI_TRANSCRIPT_TTL_MS);
+  return { ...finishTranscript(result, options), ...extra };
 }
+
+type TranscriptWithSegments = TranscriptResponse & { content: TranscriptSegment[] };
+const AI_TRANSCRIPT_TTL_MS = 24 * 60 * 60 * 1000;
 
 function platformHandler(platform: Metadata['platform'], matches: (url: URL) => boolean, fetchPost: FetchPost): UrlHandler {
   return {
