@@ -1,5 +1,5 @@
 /**
- * The metadata reply: the field names of ../shared reply shapes (those the Supadata SDK reads:
+ * The metadata reply: the field names of the project's reply shapes (those the Supadata SDK reads:
  * platform, type, id, url, title, description, author, stats, media, tags, createdAt,
  * additionalData), with Gleaner's own fields kept beside them. Unknown values are null or [].
  */
