@@ -12,6 +12,7 @@ import { Jobs } from './jobs/jobs.js';
 import { HttpClient, type Resolver } from './net/http.js';
 import { Gate } from './gate/gate.js';
 import { OPERATIONS } from './operations/table.js';
+import { resumeWebhooks } from './operations/web.js';
 import type { AnyOperation } from './operations/define.js';
 import type { Services } from './operations/services.js';
 import { openAiChatModel } from './ai/openai-chat.js';
@@ -61,6 +62,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const operations = options.operations ?? OPERATIONS;
   const gate = new Gate(services, rate, operations);
   await gate.startJobs();
+  await resumeWebhooks(services);
   return {
     config,
     services,
