@@ -117,6 +117,14 @@ describe('MCP over stdio', () => {
     await client.connect(transport);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(OPERATIONS.map((o) => o.name).sort());
+    // The spec's bounds travel in the input schemas.
+    const property = (tool: string, name: string) => (tools.find((t) => t.name === tool)!.inputSchema.properties as Record<string, any>)[name];
+    expect(property('youtube_search', 'limit')).toMatchObject({ minimum: 1, maximum: 5000, default: 20 });
+    expect(property('youtube_search', 'query')).toMatchObject({ maxLength: 500 });
+    expect(property('web_map', 'limit')).toMatchObject({ minimum: 1, maximum: 500, default: 200 });
+    expect(property('web_crawl', 'maxPages')).toMatchObject({ minimum: 1, maximum: 500, default: 100 });
+    expect(property('youtube_transcript_batch', 'urls')).toMatchObject({ minItems: 1, maxItems: 50 });
+    expect(property('video_analysis', 'prompt')).toMatchObject({ maxLength: 1000 });
     const result = await client.callTool({ name: 'account', arguments: {} });
     expect(result.isError).toBeFalsy();
     expect(structured(result).plan).toBe('Free');
