@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { httpUrl } from './inputs.js';
 import { defineOperation, type OperationContext } from './define.js';
 import { handlerFor, URL_HANDLERS } from './url-handlers.js';
 import { GleanerError, isGleanerError } from '../errors.js';
@@ -9,7 +10,7 @@ import type { Metadata, TranscriptResponse } from '../platforms/types.js';
 
 const input = z
   .object({
-    url: z.url({ protocol: /^https?$/ }).describe('The video: a URL of any supported platform, or a direct video file'),
+    url: httpUrl.describe('The video: a URL of any supported platform, or a direct video file'),
     prompt: z.string().min(1).max(1000).optional().describe('What to find out about the video (up to 1,000 characters)'),
     schema: z
       .record(z.string(), z.unknown())

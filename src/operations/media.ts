@@ -3,6 +3,7 @@
  * platform publishes them (1 credit); otherwise speech to text, 2 credits per started minute.
  */
 import { z } from 'zod';
+import { httpUrl, languageCode } from './inputs.js';
 import { defineOperation, type Operation } from './define.js';
 import { handlerFor, type UrlHandler } from './url-handlers.js';
 import { GleanerError } from '../errors.js';
@@ -11,10 +12,8 @@ import { assertCanTranscribe, transcribeMedia } from '../media/pipeline.js';
 import type { TranscriptResponse } from '../platforms/types.js';
 
 const transcriptInput = z.object({
-  url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).describe('The post, video or media file URL'),
-  lang: z
-    .string()
-    .regex(/^[A-Za-z]{2,3}([-_][A-Za-z0-9]{2,8})*$/, 'must be a language code such as en or pt-BR')
+  url: httpUrl.describe('The post, video or media file URL'),
+  lang: languageCode
     .optional()
     .describe('Preferred language code (e.g. en): picks the caption track, and tells speech recognition which language to expect'),
   timestamps: z.boolean().default(true).describe('Include each segment\'s offset and duration in milliseconds'),

@@ -3,6 +3,7 @@
  * TikTok, ...; see url-handlers.ts) answers; any other URL is read as a web page.
  */
 import { z } from 'zod';
+import { httpUrl } from './inputs.js';
 import { defineOperation } from './define.js';
 import { handlerFor } from './url-handlers.js';
 import { webPageMetadata } from '../web/fetch-metadata.js';
@@ -14,7 +15,7 @@ export const metadataOperation = defineOperation({
   description:
     'Returns the metadata of a URL in one shape for every platform: title, description, author, counts, thumbnails, publication date, tags. Works for supported video and social platforms and for any web page (OpenGraph, Twitter cards, JSON-LD, canonical URL, favicon, language). Costs 1 credit.',
   http: { method: 'GET', path: '/v1/metadata' },
-  input: z.object({ url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).describe('The video, post or page URL') }),
+  input: z.object({ url: httpUrl.describe('The video, post or page URL') }),
   plan: 'Free',
   cost: 1,
   kind: 'sync',

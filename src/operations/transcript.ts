@@ -3,6 +3,7 @@
  * can transcribe answers; any other URL is UNSUPPORTED_URL, naming the platforms that are.
  */
 import { z } from 'zod';
+import { httpUrl, languageCode } from './inputs.js';
 import { defineOperation } from './define.js';
 import { GleanerError, isGleanerError } from '../errors.js';
 import { handlerFor, URL_HANDLERS, type UrlHandler } from './url-handlers.js';
@@ -16,7 +17,6 @@ import type { OperationContext } from './define.js';
 const AI_TRANSLATION_CREDITS_PER_MINUTE = 30;
 const aiTranslationCredits = (minutes: number) => AI_TRANSLATION_CREDITS_PER_MINUTE * Math.max(1, Math.ceil(minutes));
 
-const LANG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
 
 export const transcriptOperation = defineOperation({
   name: 'transcript',
@@ -25,9 +25,9 @@ export const transcriptOperation = defineOperation({
     'Returns the transcript of a video from its URL, detecting the platform (YouTube and the other supported platforms). Segments with text, offset and duration in ms, or one plain string with text=true; lang picks a language, translate asks for a translation: the platform\'s own where it offers one (free of extra cost), else a language model (the configured endpoint or the MCP client\'s model; 30 more credits per started minute), keeping every segment\'s timing. Costs 1 credit from native captions, 2 credits per started minute when AI transcribes.',
   http: { method: 'GET', path: '/v1/transcript' },
   input: z.object({
-    url: z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).describe('The video URL'),
-    lang: z.string().regex(LANG, 'must be a language code such as en, de or pt-BR').optional().describe('Preferred language'),
-    translate: z.string().regex(LANG, 'must be a language code such as en, de or pt-BR').optional().describe('Translate the transcript to this language'),
+    url: httpUrl.describe('The video URL'),
+    lang: languageCode.optional().describe('Preferred language'),
+    translate: languageCode.optional().describe('Translate the transcript to this language'),
     timestamps: z.boolean().default(true).describe("Include each segment's offset and duration in milliseconds (default true)"),
     text: z.boolean().default(false).describe('Return the transcript as one plain string in content'),
   }),

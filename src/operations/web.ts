@@ -1,5 +1,6 @@
 /** Web operations: scrape one page, map a site's URLs, crawl a site (a job). */
 import { z } from 'zod';
+import { httpUrl } from './inputs.js';
 import { defineOperation } from './define.js';
 import { scrape } from '../web/scrape.js';
 import { mapSite } from '../web/map.js';
@@ -9,7 +10,6 @@ import type { OperationContext } from './define.js';
 import type { Services } from './services.js';
 import { isGleanerError } from '../errors.js';
 
-const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http or https URL' });
 const format = z.enum(['markdown', 'text', 'html']).default('markdown').describe('Output format of the page content');
 
 export const webScrape = defineOperation({

@@ -3,6 +3,7 @@
  * video metadata batch. Canonical paths say `youtube`; the spec's `vidsite` paths are aliases.
  */
 import { z } from 'zod';
+import { languageCode } from './inputs.js';
 import { defineOperation, type OperationContext } from './define.js';
 import { GleanerError, isGleanerError, toGleanerError } from '../errors.js';
 import type { TranscriptResponse } from '../platforms/types.js';
@@ -24,8 +25,7 @@ import { youtubeSpeechFallback } from './youtube-fallback.js';
 export const youtubeTranscriptHooks: { fallback?: (ctx: OperationContext) => TranscriptFallback | undefined } = { fallback: youtubeSpeechFallback };
 
 
-const LANG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
-const langCode = (what: string) => z.string().regex(LANG, 'must be a language code such as en, de or pt-BR').describe(what);
+const langCode = (what: string) => languageCode.describe(what);
 
 function transcriptDeps(ctx: OperationContext, aiTranslation: boolean) {
   return {
