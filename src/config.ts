@@ -81,6 +81,18 @@ const schema = z.object({
   GLEANER_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** Outbound requests in flight to one host at once (politeness; also bounds a crawl's concurrency). */
   GLEANER_HOST_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
+  /** InnerTube clients asked in order for caption tracks and audio (comma list, e.g. VISIONOS,ANDROID,IOS,WEB). */
+  GLEANER_YOUTUBE_CLIENTS: z.string().min(1).optional(),
+  /** An HTTP PO-token provider compatible with bgutil-ytdlp-pot-provider (e.g. http://127.0.0.1:4416). */
+  GLEANER_YOUTUBE_POT_PROVIDER_URL: httpUrl.optional(),
+  /** Per-platform outbound proxies overriding GLEANER_PROXY_URL; a comma list is a pool rotated when blocked. */
+  GLEANER_PROXY_URL_YOUTUBE: z.string().min(1).optional(),
+  GLEANER_PROXY_URL_TIKTOK: z.string().min(1).optional(),
+  GLEANER_PROXY_URL_INSTAGRAM: z.string().min(1).optional(),
+  GLEANER_PROXY_URL_X: z.string().min(1).optional(),
+  GLEANER_PROXY_URL_FACEBOOK: z.string().min(1).optional(),
+  /** A Netscape cookies.txt whose cookies go to the matching platform domains (never logged). */
+  GLEANER_COOKIES_FILE: z.string().min(1).optional(),
   /** The secret that signs crawl webhooks (HMAC-SHA256); generated and kept in the store when unset. */
   GLEANER_WEBHOOK_SECRET: z.string().min(16).optional(),
 });

@@ -25,6 +25,15 @@ export const ERROR_CODES = {
   NOT_CONFIGURED: { status: 503, meaning: 'A provider this operation needs (speech-to-text, language model, ffmpeg) is not configured or installed.' },
   UPSTREAM_UNAVAILABLE: { status: 503, meaning: 'The upstream platform or site could not be reached.' },
   UPSTREAM_TIMEOUT: { status: 504, meaning: 'The upstream platform or site did not answer in time.' },
+  UPSTREAM_BLOCKED: {
+    status: 503,
+    meaning:
+      'The platform refused this server (bot check, IP block, a 429 that persists, PO token required, challenge page); the message names the way out: a proxy (GLEANER_PROXY_URL or a per-platform one), cookies (GLEANER_COOKIES_FILE) or a PO-token provider.',
+  },
+  UPSTREAM_CHANGED: {
+    status: 502,
+    meaning: "The platform's reply is no longer understood (a missing data blob, a stale query id): update Gleaner.",
+  },
 } as const satisfies Record<string, { status: number; meaning: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
