@@ -9,6 +9,7 @@ import { Accounts } from './accounts/accounts.js';
 import { RateLimiter } from './accounts/rate.js';
 import { systemClock, type Clock } from './accounts/clock.js';
 import { Jobs } from './jobs/jobs.js';
+import { BullMqDispatcher } from './jobs/dispatch-bullmq.js';
 import { HttpClient, type Resolver } from './net/http.js';
 import { Gate } from './gate/gate.js';
 import { OPERATIONS } from './operations/table.js';
@@ -34,13 +35,19 @@ export interface AppOptions {
   operations?: AnyOperation[];
   /** DNS for the SSRF guard (tests point names at blocked addresses with it). */
   resolver?: Resolver;
+  /** False: this process enqueues jobs but does not work them (`serve --no-worker`). */
+  jobWorker?: boolean;
 }
 
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const log = options.logger ?? createLogger(config.GLEANER_LOG_LEVEL);
   const store = await openStore({ dataDir: config.GLEANER_DATA_DIR, storeUrl: config.GLEANER_STORE_URL });
   const accounts = new Accounts(store, options.clock ?? systemClock);
-  const jobs = new Jobs(store, log, config.GLEANER_JOB_CONCURRENCY);
+  const leaseMs = config.GLEANER_JOB_LEASE_SECONDS * 1000;
+  // On Redis, jobs go through BullMQ so every serve and worker on it shares them; embedded, they run in-process.
+  const dispatcher =
+    store.kind === 'redis' && config.GLEANER_STORE_URL ? new BullMqDispatcher(config.GLEANER_STORE_URL, { concurrency: config.GLEANER_JOB_CONCURRENCY, leaseMs }, log) : undefined;
+  const jobs = new Jobs(store, log, { concurrency: config.GLEANER_JOB_CONCURRENCY, leaseMs, dispatcher, work: options.jobWorker ?? true });
   const http = new HttpClient({
     overrides: config.GLEANER_UPSTREAM_OVERRIDES,
     allowPrivate: config.GLEANER_ALLOW_PRIVATE_URLS,

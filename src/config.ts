@@ -77,6 +77,8 @@ const schema = z.object({
   GLEANER_ALLOWED_HOSTS: z.string().default('').transform((s) => s.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)),
   /** How many jobs run at once in this process. */
   GLEANER_JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** How long a process's hold on a job lasts without renewal; a job held longer by a dead process is taken over. */
+  GLEANER_JOB_LEASE_SECONDS: z.coerce.number().min(0.3).max(3600).default(30),
   /** Total time one outbound request may take (redirects, retries and body included). */
   GLEANER_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** Outbound requests in flight to one host at once (politeness; also bounds a crawl's concurrency). */

@@ -86,7 +86,7 @@ describe('jobs over REST', () => {
     server = await startTestServer({ operations: TEST_OPERATIONS, dataDir });
     const failed = await server.request('GET', '/v1/jobs/job_orphan', { apiKey: key });
     expect(failed.body.status).toBe('failed');
-    expect(failed.body.error.message).toMatch(/server stopped/);
+    expect(failed.body.error.message).toMatch(/process running this job stopped/);
     expect((await server.request('GET', '/v1/me', { apiKey: key })).body.credits).toBe(100);
 
     await releaseSteps(1);
@@ -94,8 +94,9 @@ describe('jobs over REST', () => {
     expect(resumed.status).toBe('completed');
   });
 
-  it('credits a running job reserves are kept in its record, so a restart refunds them all', async () => {
-    server = await startTestServer({ operations: TEST_OPERATIONS });
+  it('credits a running job reserves are kept in its record, so the process that takes it over refunds them all', async () => {
+    const env = { GLEANER_JOB_LEASE_SECONDS: '0.5' };
+    server = await startTestServer({ operations: TEST_OPERATIONS, env });
     const key = await server.createKey('Free');
     const started = await server.request('POST', '/v1/test/job', { apiKey: key, body: { steps: 1, extra: 4 } });
     const { jobId } = started.body;
@@ -103,13 +104,40 @@ describe('jobs over REST', () => {
     while (gates.listenerCount('step') === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     const record = await server.app.services.store.get<JobRecord>(`job:${jobId}`);
     expect((record!.meta.reservation as { amount: number }).amount).toBe(5);
+    expect(record!.lease?.owner).toBe(server.app.services.jobs.processId);
     expect((await server.request('GET', '/v1/me', { apiKey: key })).body.credits).toBe(95);
 
     const dataDir = server.dataDir;
+    const ownerId = record!.ownerId;
     await server.close();
     gates.removeAllListeners('step');
-    server = await startTestServer({ operations: TEST_OPERATIONS, dataDir });
-    expect((await server.request('GET', `/v1/jobs/${jobId}`, { apiKey: key })).body.status).toBe('failed');
+    server = await startTestServer({ operations: TEST_OPERATIONS, dataDir, env });
+    // Taken over once the dead holder's lease expires.
+    const ended = await server.app.services.jobs.waitFor(jobId, ownerId, 10_000);
+    expect(ended).toMatchObject({ status: 'failed', result: null, error: { code: 'INTERNAL_ERROR' } });
     expect((await server.request('GET', '/v1/me', { apiKey: key })).body.credits).toBe(100);
+  });
+
+  it('a second process on the same store leaves a job with a live lease alone', async () => {
+    const env = { GLEANER_JOB_LEASE_SECONDS: '0.3' };
+    server = await startTestServer({ operations: TEST_OPERATIONS, env });
+    const key = await server.createKey('Free');
+    const started = await server.request('POST', '/v1/test/job', { apiKey: key, body: { steps: 2 } });
+    const { jobId } = started.body;
+    await releaseSteps(1);
+    const other = await startTestServer({ operations: TEST_OPERATIONS, dataDir: server.dataDir, env });
+    try {
+      const ownerId = (await server.request('GET', '/v1/me', { apiKey: key })).body.id;
+      // Several lease periods pass with the holder renewing: the other process's sweeps must not touch it.
+      const still = await other.app.services.jobs.waitFor(jobId, ownerId, 1_500);
+      expect(still.status).toBe('processing');
+      expect(still.lease?.owner).toBe(server.app.services.jobs.processId);
+      await releaseSteps(1);
+      const done = await server.app.services.jobs.waitFor(jobId, ownerId, 5_000);
+      expect(done).toMatchObject({ status: 'completed', error: null, result: { steps: 2 } });
+      expect((await server.request('GET', '/v1/me', { apiKey: key })).body.credits).toBe(98);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -8,7 +8,7 @@ import { GleanerError, toGleanerError } from '../errors.js';
 import { planAtLeast } from '../accounts/plans.js';
 import type { AccountRecord, Balance, Reservation } from '../accounts/accounts.js';
 import type { RateLimiter, RateStatus } from '../accounts/rate.js';
-import { publicJob, type JobProgress, type JobRecord } from '../jobs/jobs.js';
+import { LeaseLost, publicJob, type JobRecord, type JobRunContext, type JobProgress } from '../jobs/jobs.js';
 import { reserveCost, settleCost, type AnyOperation, type OperationContext } from '../operations/define.js';
 import type { Services } from '../operations/services.js';
 import { describeIssues } from './validation.js';
@@ -50,10 +50,10 @@ export class Gate {
     return this.byName.get(name);
   }
 
-  /** Starts the job runner: jobs are executed, settled and, if a process died under them, refunded. */
+  /** Starts the job runner: jobs are executed, settled and, if a process died under them (or they were cancelled before starting), refunded. */
   async startJobs(): Promise<void> {
     await this.services.jobs.start(
-      (job, report) => this.executeJob(job, report),
+      (job, run) => this.executeJob(job, run),
       async (job) => {
         const reservation = job.meta.reservation as Reservation | undefined;
         if (reservation) await this.services.accounts.release(reservation);
@@ -143,7 +143,7 @@ export class Gate {
     };
   }
 
-  private async executeJob(job: JobRecord, report: (progress: JobProgress) => void): Promise<unknown> {
+  private async executeJob(job: JobRecord, run: JobRunContext): Promise<unknown> {
     const operation = this.byName.get(job.operation);
     const held = new HeldCredits(this.services.accounts, job.ownerId, job.meta.reservation as Reservation | undefined, (reservation) =>
       this.services.jobs.updateMeta(job.jobId, { reservation }),
@@ -153,14 +153,17 @@ export class Gate {
       const account = await this.services.accounts.get(job.ownerId);
       const requestId = String(job.meta.requestId ?? job.jobId);
       const sampling = this.samplers.get(job.jobId);
-      const result = await operation.run(job.input, this.context(account, requestId, { onProgress: report, sampling }, held, job.jobId));
+      const result = await operation.run(job.input, this.context(account, requestId, { onProgress: run.report, sampling, signal: run.signal }, held, job.jobId));
+      // Settled only while this process still holds the job: one that was taken over was refunded there.
+      if (!(await run.confirm())) throw new LeaseLost(job.jobId);
       if (held.reservation) {
+        // A cancelled job's result is the part done before it stopped: that part is charged.
         const actual = Math.max(0, Math.min(settleCost(operation.cost, job.input, result), held.reservation.amount));
         await this.services.accounts.settle(held.reservation, actual);
       }
       return result;
     } catch (error) {
-      await held.releaseAll();
+      if (!(error instanceof LeaseLost) && (await run.confirm())) await held.releaseAll();
       throw error;
     } finally {
       this.samplers.delete(job.jobId);

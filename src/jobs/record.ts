@@ -1,0 +1,78 @@
+/** The job record: what the store keeps for a job and what callers see of it. */
+import type { ErrorCode } from '../errors.js';
+
+export type JobStatus = 'queued' | 'processing' | 'completed' | 'failed' | 'cancelled';
+
+export const FINAL_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'cancelled'];
+
+export function isFinal(status: JobStatus): boolean {
+  return FINAL_STATUSES.includes(status);
+}
+
+export interface JobProgress {
+  done: number;
+  total?: number;
+  message?: string;
+}
+
+/** Who holds a job, and until when: the holder renews it while alive; an expired lease may be taken over. */
+export interface Lease {
+  /** The holding process (see processIdentity). */
+  owner: string;
+  /** Epoch milliseconds. */
+  expiresAt: number;
+}
+
+/** A webhook's delivery state, kept with the job so a restart resumes the same delivery. */
+export interface WebhookState {
+  url: string;
+  /** One id per event, the same across retries and restarts. */
+  deliveryId: string;
+  /** Attempts made so far, by any process. */
+  attempts: number;
+  state: 'pending' | 'delivered' | 'abandoned';
+  /** The process delivering it now. */
+  lease?: Lease | null;
+}
+
+export interface JobRecord {
+  jobId: string;
+  operation: string;
+  ownerId: string;
+  status: JobStatus;
+  input: unknown;
+  result: unknown;
+  error: { code: ErrorCode; message: string } | null;
+  progress: JobProgress | null;
+  /** Whatever the submitter needs to settle the job later (e.g. the credit reservation). */
+  meta: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+  startedAt?: string;
+  finishedAt?: string;
+  /** Held while a process has the job queued in memory or running; absent when nobody holds it. */
+  lease?: Lease | null;
+  /** The caller asked to cancel; the holder stops at the next page or chunk. */
+  cancelRequested?: boolean;
+  webhook?: WebhookState;
+}
+
+/** The spec's Job as callers see it. */
+export function publicJob(job: JobRecord) {
+  return {
+    jobId: job.jobId,
+    status: job.status,
+    result: job.result ?? null,
+    error: job.error,
+    progress: job.progress,
+    operation: job.operation,
+    createdAt: job.createdAt,
+    updatedAt: job.updatedAt,
+    ...(job.finishedAt ? { finishedAt: job.finishedAt } : {}),
+    ...(job.cancelRequested && !isFinal(job.status) ? { cancelRequested: true } : {}),
+  };
+}
+
+export function leaseLive(lease: Lease | null | undefined, now = Date.now()): lease is Lease {
+  return Boolean(lease && lease.expiresAt > now);
+}
