@@ -9,7 +9,6 @@ import { Accounts } from './accounts/accounts.js';
 import { RateLimiter } from './accounts/rate.js';
 import { systemClock, type Clock } from './accounts/clock.js';
 import { Jobs } from './jobs/jobs.js';
-import { BullMqDispatcher } from './jobs/dispatch-bullmq.js';
 import { HttpClient, type Resolver } from './net/http.js';
 import { Gate } from './gate/gate.js';
 import { OPERATIONS } from './operations/table.js';
@@ -45,8 +44,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const accounts = new Accounts(store, options.clock ?? systemClock);
   const leaseMs = config.GLEANER_JOB_LEASE_SECONDS * 1000;
   // On Redis, jobs go through BullMQ so every serve and worker on it shares them; embedded, they run in-process.
+  // (BullMQ is loaded only then, so the embedded default starts without it.)
   const dispatcher =
-    store.kind === 'redis' && config.GLEANER_STORE_URL ? new BullMqDispatcher(config.GLEANER_STORE_URL, { concurrency: config.GLEANER_JOB_CONCURRENCY, leaseMs }, log) : undefined;
+    store.kind === 'redis' && config.GLEANER_STORE_URL
+      ? new (await import('./jobs/dispatch-bullmq.js')).BullMqDispatcher(config.GLEANER_STORE_URL, { concurrency: config.GLEANER_JOB_CONCURRENCY, leaseMs }, log)
+      : undefined;
   const jobs = new Jobs(store, log, { concurrency: config.GLEANER_JOB_CONCURRENCY, leaseMs, dispatcher, work: options.jobWorker ?? true });
   const http = new HttpClient({
     overrides: config.GLEANER_UPSTREAM_OVERRIDES,

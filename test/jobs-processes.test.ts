@@ -5,35 +5,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { startGleaner, type GleanerProcess } from './helpers/processes.js';
+import { callApi as api, createKeyWithCli as createKey, jobEnd, startGleaner, type GleanerProcess } from './helpers/processes.js';
 import { startGatedSite, type GatedSite } from './support/gated-site.js';
 
-const run = promisify(execFile);
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
 });
-
-async function createKey(env: Record<string, string>, plan: string, credits: number): Promise<string> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'keys', 'create', '--plan', plan, '--credits', String(credits)], {
-    env: { ...process.env, ...env },
-  });
-  return stdout.trim();
-}
-
-async function api(base: string, key: string, method: string, pathAndQuery: string, body?: unknown) {
-  const response = await fetch(`${base}${pathAndQuery}`, {
-    method,
-    headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
 
 describe('jobs held by a lease (SQLite, real processes)', () => {
   it('a crawl running on serve stays processing while mcp starts and takes over dead jobs, then completes charged', async () => {
@@ -71,11 +52,7 @@ describe('jobs held by a lease (SQLite, real processes)', () => {
     }
 
     site.releaseAll();
-    let job: any;
-    do {
-      job = (await api(serve.url!, key, 'GET', `/v1/jobs/${jobId}`)).body;
-      if (job.status === 'processing' || job.status === 'queued') await new Promise((resolve) => setTimeout(resolve, 100));
-    } while (job.status === 'processing' || job.status === 'queued');
+    const job = await jobEnd(serve.url!, key, jobId);
     expect(job.status).toBe('completed');
     expect(job.error).toBeNull();
     expect(job.result.pages).toHaveLength(5);

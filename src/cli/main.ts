@@ -14,8 +14,9 @@ import { runKeysCommand } from './keys.js';
 import { runDocsCommand } from './docs.js';
 
 const USAGE = `Usage:
-  gleaner serve [--host 127.0.0.1] [--port 8080]   REST API under /v1 and MCP at /mcp
+  gleaner serve [--host 127.0.0.1] [--port 8080] [--no-worker]   REST API under /v1 and MCP at /mcp
   gleaner mcp                                      MCP server over stdio (key from GLEANER_API_KEY)
+  gleaner worker                                   works queued jobs only (needs GLEANER_STORE_URL=redis://...)
   gleaner keys create --plan <plan> [--name <label>] [--credits <monthly allowance>]
   gleaner keys list
   gleaner keys revoke <id>
@@ -44,6 +45,8 @@ async function main(argv: string[]): Promise<number> {
       return serve(config, rest);
     case 'mcp':
       return mcpStdio(config);
+    case 'worker':
+      return (await import('./worker.js')).runWorkerCommand(config, rest, untilSignal);
     case 'keys':
       return runKeysCommand(config, rest);
     case 'docs':
@@ -55,14 +58,14 @@ async function main(argv: string[]): Promise<number> {
 }
 
 async function serve(config: Config, args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { host: { type: 'string' }, port: { type: 'string' } } });
+  const { values } = parseArgs({ args, options: { host: { type: 'string' }, port: { type: 'string' }, 'no-worker': { type: 'boolean' } } });
   const host = values.host ?? config.GLEANER_HOST;
   const port = values.port !== undefined ? Number(values.port) : config.GLEANER_PORT;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     process.stderr.write(`--port: "${values.port}" is not a port number\n`);
     return 2;
   }
-  const app = await createApp(config);
+  const app = await createApp(config, { jobWorker: !values['no-worker'] });
   if (!(await app.services.accounts.hasActiveKeys())) {
     const { account, apiKey } = await app.services.accounts.create({ plan: 'Enterprise', name: 'owner' });
     process.stdout.write(

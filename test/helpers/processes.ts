@@ -1,5 +1,6 @@
 /** Real `gleaner` processes for tests that need several of them on one store. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
 import { once } from 'node:events';
 import net from 'node:net';
 
@@ -56,4 +57,56 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as net.AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+const run = promisify(execFile);
+
+/** A key made by the `gleaner keys create` command on the store `env` names. */
+export async function createKeyWithCli(env: Record<string, string>, plan: string, credits: number): Promise<string> {
+  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'keys', 'create', '--plan', plan, '--credits', String(credits)], {
+    env: { ...process.env, ...env },
+  });
+  return stdout.trim();
+}
+
+/** One REST call with a key; the parsed reply. */
+export async function callApi(base: string, key: string, method: string, pathAndQuery: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${base}${pathAndQuery}`, {
+    method,
+    headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+/** Polls a job over REST until it leaves queued/processing. */
+export async function jobEnd(base: string, key: string, jobId: string): Promise<any> {
+  for (;;) {
+    const { body } = await callApi(base, key, 'GET', `/v1/jobs/${jobId}`);
+    if (body.status !== 'queued' && body.status !== 'processing') return body;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export function hasRedis(): boolean {
+  try {
+    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A throwaway redis-server on a free loopback port. */
+export async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = await freePort();
+  const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'pipe' });
+  await new Promise<void>((resolve) => redis.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('Ready to accept') && resolve()));
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async stop() {
+      redis.kill();
+      await once(redis, 'exit');
+    },
+  };
 }
