@@ -273,30 +273,38 @@ export class Jobs {
     this.running.set(jobId, controller);
     if (job.cancelRequested) controller.abort(CANCELLED);
     let lastWrite = 0;
+    let latest: JobProgress | undefined;
+    let trailing: NodeJS.Timeout | undefined;
+    const persist = () => {
+      trailing = undefined;
+      lastWrite = Date.now();
+      const progress = latest;
+      void this.store
+        .update<JobRecord, void>(jobKey(jobId), (current) => ({ value: current && !isFinal(current.status) ? { ...current, progress: progress ?? null, updatedAt: new Date().toISOString() } : current, result: undefined }))
+        .catch(() => undefined);
+    };
     const report = (progress: JobProgress) => {
       this.events.emit(`progress:${jobId}`, progress);
-      // Progress is persisted at most every 250 ms so a fast crawl does not hammer the store.
-      const now = Date.now();
-      if (now - lastWrite >= 250 || progress.done === progress.total) {
-        lastWrite = now;
-        void this.store
-          .update<JobRecord, void>(jobKey(jobId), (current) => ({ value: current && !isFinal(current.status) ? { ...current, progress, updatedAt: new Date().toISOString() } : current, result: undefined }))
-          .catch(() => undefined);
-      }
+      latest = progress;
+      // Persisted at most every 250 ms so a fast crawl does not hammer the store; the last report always lands.
+      const wait = 250 - (Date.now() - lastWrite);
+      if (wait <= 0) persist();
+      else trailing ??= setTimeout(persist, wait);
     };
     const cancelled = () => controller.signal.aborted && controller.signal.reason === CANCELLED;
     try {
       const result = await this.executor(job, { report, signal: controller.signal, confirm: () => this.renew(jobId) });
-      await this.finish(jobId, cancelled() ? { status: 'cancelled', result, error: null } : { status: 'completed', result, error: null });
+      await this.finish(jobId, cancelled() ? { status: 'cancelled', result, error: null } : { status: 'completed', result, error: null }, latest);
     } catch (error) {
       if (error instanceof LeaseLost) this.log.warn({ jobId }, 'job taken over by another process; its outcome here is dropped');
-      else if (cancelled()) await this.finish(jobId, { status: 'cancelled', result: null, error: null });
+      else if (cancelled()) await this.finish(jobId, { status: 'cancelled', result: null, error: null }, latest);
       else {
         const failure = toGleanerError(error);
         if (failure.code === 'INTERNAL_ERROR') this.log.error({ err: error, jobId }, 'job failed with an internal error');
-        await this.finish(jobId, { status: 'failed', result: null, error: { code: failure.code, message: failure.message } });
+        await this.finish(jobId, { status: 'failed', result: null, error: { code: failure.code, message: failure.message } }, latest);
       }
     } finally {
+      clearTimeout(trailing);
       this.running.delete(jobId);
       this.held.delete(jobId);
       this.events.emit('ran');
@@ -304,10 +312,10 @@ export class Jobs {
   }
 
   /** Records the end of a job this process holds; nothing if it lost the job meanwhile. */
-  private async finish(jobId: string, outcome: { status: JobStatus; result: unknown; error: JobRecord['error'] }): Promise<void> {
+  private async finish(jobId: string, outcome: { status: JobStatus; result: unknown; error: JobRecord['error'] }, progress: JobProgress | undefined): Promise<void> {
     const job = await this.store.update<JobRecord, JobRecord | undefined>(jobKey(jobId), (current) => {
       if (!current || isFinal(current.status) || current.lease?.owner !== this.processId) return { value: current, result: undefined };
-      const ended = this.ended(current, outcome);
+      const ended = this.ended(progress ? { ...current, progress } : current, outcome);
       return { value: ended, result: ended };
     });
     if (!job) {

@@ -41,7 +41,7 @@ export type CheckContext = Pick<OperationContext, 'account' | 'services' | 'samp
 export type Cost<I, O> = number | { reserve: (input: I) => number; settle: (input: I, result: O) => number };
 
 export interface HttpBinding {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** The canonical path, with {param} placeholders for path parameters. */
   path: string;
   /** Other paths that serve the same operation (the spec's neutral platform words). */

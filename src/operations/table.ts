@@ -7,10 +7,13 @@ import { facebookTranscript, instagramTranscript, tiktokTranscript, videoTranscr
 import { transcriptOperation } from './transcript.js';
 import { YOUTUBE_OPERATIONS } from './youtube.js';
 import { videoAnalysis } from './analysis.js';
+import { jobCancel, jobList } from './jobs.js';
 
 export const OPERATIONS: AnyOperation[] = [
   account,
   jobStatus,
+  jobList,
+  jobCancel,
   metadataOperation,
   webScrape,
   webMap,

@@ -28,6 +28,7 @@ export interface CrawlOptions {
   onlyMainContent?: boolean;
   /** Pages fetched at once; the client's per-host limit applies on top. */
   concurrency?: number;
+  /** Stops the crawl: pages in flight are dropped and the pages scraped so far are returned, with `stopped`. */
   signal?: AbortSignal;
   progress?: (done: number, total?: number) => void;
 }
@@ -41,6 +42,8 @@ export interface CrawlResult {
   pages: CrawledPage[];
   failed: Array<{ url: string; error: { code: ErrorCode; message: string } }>;
   stats: { pages: number; failed: number; durationMs: number };
+  /** Set when the crawl was stopped (cancelled) before it finished: `pages` is what was scraped until then. */
+  stopped?: true;
 }
 
 /** Redirect hops followed for one page. */
@@ -116,7 +119,8 @@ export async function crawlSite(http: HttpClient, url: string, options: CrawlOpt
         current = next;
       }
     } catch (error) {
-      if (options.signal?.aborted) throw error;
+      // Stopped: a page cut off mid-way is neither scraped nor failed.
+      if (options.signal?.aborted) return;
       const failure = toGleanerError(error);
       failed.push({ url: current, error: { code: failure.code, message: failure.message } });
     }
@@ -132,8 +136,9 @@ export async function crawlSite(http: HttpClient, url: string, options: CrawlOpt
     },
     (running) => pages.length + running < options.maxPages && attempts < maxAttempts && !options.signal?.aborted,
   );
-  if (options.signal?.aborted) throw new GleanerError('UPSTREAM_UNAVAILABLE', 'The crawl was stopped before it finished.');
-  options.progress?.(pages.length, pages.length);
   await spacing?.stop({ dropWaitingJobs: true }).catch(() => undefined);
-  return { url: site.start, mode, pages, failed, stats: { pages: pages.length, failed: failed.length, durationMs: Date.now() - started } };
+  const stats = { pages: pages.length, failed: failed.length, durationMs: Date.now() - started };
+  if (options.signal?.aborted) return { url: site.start, mode, pages, failed, stats, stopped: true };
+  options.progress?.(pages.length, pages.length);
+  return { url: site.start, mode, pages, failed, stats };
 }

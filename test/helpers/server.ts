@@ -14,7 +14,7 @@ export interface TestServer {
   dataDir: string;
   createKey(plan: PlanName, options?: { credits?: number }): Promise<string>;
   /** GET or POST under the base URL with a key; returns status, headers and parsed body. */
-  request(method: 'GET' | 'POST', pathAndQuery: string, options?: { apiKey?: string; body?: unknown; headers?: Record<string, string> }): Promise<TestResponse>;
+  request(method: 'GET' | 'POST' | 'DELETE', pathAndQuery: string, options?: { apiKey?: string; body?: unknown; headers?: Record<string, string> }): Promise<TestResponse>;
   close(): Promise<void>;
 }
 

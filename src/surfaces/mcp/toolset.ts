@@ -70,7 +70,14 @@ export function createToolSet(app: App): ToolSet {
       try {
         const result = await app.gate.call(operation, args, { apiKey: context.apiKey, requestId, signal: context.signal, sampling: context.sampling });
         if (!result.job) return { isError: false, body: result.body };
-        const job = await app.services.jobs.waitFor(result.job.jobId, result.account.id, app.config.GLEANER_MCP_WAIT_SECONDS * 1000, context.progress);
+        const { jobId } = result.job;
+        // The client cancelling the tool call cancels the job it started (charged for what was done).
+        const cancel = () => void app.services.jobs.cancel(jobId, result.account.id, 0).catch((error) => app.log.warn({ err: error, jobId }, 'job cancel failed'));
+        if (context.signal.aborted) cancel();
+        context.signal.addEventListener('abort', cancel, { once: true });
+        const job = await app.services.jobs.waitFor(jobId, result.account.id, app.config.GLEANER_MCP_WAIT_SECONDS * 1000, context.progress, context.signal).finally(() =>
+          context.signal.removeEventListener('abort', cancel),
+        );
         if (job.status === 'completed') return { isError: false, body: publicJob(job) };
         if (job.status === 'failed' && job.error) return failure(job.error, requestId);
         return {

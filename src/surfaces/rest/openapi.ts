@@ -22,7 +22,7 @@ export function openApiDocument(operations: AnyOperation[]) {
       operationId: route.canonical && route.method === operation.http.method ? operation.name : `${operation.name}_${route.method.toLowerCase()}_${route.path.replace(/\W+/g, '_')}`,
       summary: operation.title,
       description: `${operation.description}\n\nPlan: ${operation.plan}+. Cost: ${cost}.${route.canonical ? '' : ` Alias of ${operation.http.path}.`}`,
-      ...(route.method === 'GET'
+      ...(route.method !== 'POST'
         ? { parameters }
         : {
             parameters: parameters.filter((p) => p.in === 'path'),

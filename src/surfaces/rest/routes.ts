@@ -2,7 +2,7 @@
 import type { AnyOperation } from '../../operations/define.js';
 
 export interface Route {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   operation: AnyOperation;
   canonical: boolean;
@@ -27,7 +27,7 @@ export function buildRoutes(operations: AnyOperation[]): Route[] {
   const routes: Route[] = [];
   for (const operation of operations) {
     const { method, path, aliases = [], alsoGet } = operation.http;
-    const methods: Array<'GET' | 'POST'> = alsoGet && method === 'POST' ? ['POST', 'GET'] : [method];
+    const methods: Array<Route['method']> = alsoGet && method === 'POST' ? ['POST', 'GET'] : [method];
     for (const [index, p] of [path, ...aliases].entries()) {
       for (const m of methods) routes.push({ method: m, path: p, operation, canonical: index === 0, match: compile(p) });
     }

@@ -1,0 +1,51 @@
+/** Job operations beside job_status: list a key's jobs, cancel one. */
+import { z } from 'zod';
+import { defineOperation } from './define.js';
+import { publicJob } from '../jobs/jobs.js';
+
+/** How long a cancel waits for the job to stop at its next page or chunk before answering. */
+const CANCEL_WAIT_MS = 10_000;
+
+export const jobCancel = defineOperation({
+  name: 'job_cancel',
+  title: 'Cancel a job',
+  description:
+    'Cancels a job started by web_crawl or video_analysis. A queued job ends at once and its credits are returned; a running one stops at its next page or chunk: it ends with status cancelled, the part done is charged (a cancelled crawl returns and charges the pages it scraped) and the rest is refunded. A finished job is returned unchanged. Free to call.',
+  http: { method: 'DELETE', path: '/v1/jobs/{jobId}' },
+  input: z.object({ jobId: z.string().min(1).max(100).describe('The job id returned when the job was started') }),
+  plan: 'Free',
+  cost: 0,
+  kind: 'sync',
+  readOnly: false,
+  openWorld: false,
+  async run(input, ctx) {
+    return publicJob(await ctx.services.jobs.cancel(input.jobId, ctx.account.id, CANCEL_WAIT_MS));
+  },
+});
+
+export const jobList = defineOperation({
+  name: 'job_list',
+  title: 'List jobs',
+  description:
+    "Lists this key's recent jobs, newest first: id, operation, status, progress and error, without results (get a job's result with job_status). Paged: pass the nextCursor of one page as cursor to get the next. Free to call.",
+  http: { method: 'GET', path: '/v1/jobs' },
+  input: z.object({
+    limit: z.number().int().min(1).max(100).default(20).describe('Jobs per page (1 to 100)'),
+    cursor: z.string().regex(/^\d{1,6}$/, 'is not a cursor from a previous page').optional().describe('The nextCursor of the previous page'),
+  }),
+  plan: 'Free',
+  cost: 0,
+  kind: 'sync',
+  readOnly: true,
+  openWorld: false,
+  async run(input, ctx) {
+    const page = await ctx.services.jobs.list(ctx.account.id, { limit: input.limit, cursor: input.cursor === undefined ? undefined : Number(input.cursor) });
+    return {
+      jobs: page.jobs.map((job) => {
+        const { result: _result, ...summary } = publicJob(job);
+        return summary;
+      }),
+      nextCursor: page.nextCursor === null ? null : String(page.nextCursor),
+    };
+  },
+});
