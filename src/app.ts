@@ -12,7 +12,8 @@ import { Jobs } from './jobs/jobs.js';
 import { HttpClient, type Resolver } from './net/http.js';
 import { Gate } from './gate/gate.js';
 import { OPERATIONS } from './operations/table.js';
-import { resumeWebhooks } from './operations/web.js';
+import { WebhookCourier } from './jobs/webhook-courier.js';
+import { webhookSecret } from './jobs/webhook.js';
 import type { AnyOperation } from './operations/define.js';
 import type { Services } from './operations/services.js';
 import { openAiChatModel } from './ai/openai-chat.js';
@@ -71,7 +72,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const operations = options.operations ?? OPERATIONS;
   const gate = new Gate(services, rate, operations);
   await gate.startJobs();
-  await resumeWebhooks(services);
+  const courier = new WebhookCourier({ jobs, store, http, log, leaseMs, secret: () => webhookSecret(store, config.GLEANER_WEBHOOK_SECRET) });
+  await courier.start();
   return {
     config,
     services,
@@ -79,6 +81,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     operations,
     log,
     async close() {
+      courier.close();
       await jobs.close();
       await rate.close();
       await http.close();

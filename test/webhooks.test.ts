@@ -1,27 +1,31 @@
 /**
  * Crawl webhooks survive a restart: a job that finished (or died) before its webhook went out is
- * reported by the next server on the same store.
+ * reported by the next server on the same store, with the delivery id and attempt count it had.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import type { JobRecord } from '../src/jobs/jobs.js';
+import type { JobRecord, WebhookState } from '../src/jobs/jobs.js';
 
+interface Arrival {
+  body: { jobId: string; status: string; error: unknown };
+  delivery: string;
+}
 let receiver: http.Server;
 let receiverUrl: string;
-const arrivals: Array<(body: { jobId: string; status: string; error: unknown }) => void> = [];
-const received: Array<{ jobId: string; status: string }> = [];
+const arrivals: Array<(arrival: Arrival) => void> = [];
+const received: Arrival[] = [];
 
 beforeAll(async () => {
   receiver = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      received.push(body);
+      const arrival = { body: JSON.parse(Buffer.concat(chunks).toString('utf8')), delivery: String(req.headers['x-gleaner-delivery']) };
+      received.push(arrival);
       res.end('ok');
-      arrivals.shift()?.(body);
+      arrivals.shift()?.(arrival);
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -29,41 +33,78 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
 
-const env = { GLEANER_ALLOW_PRIVATE_URLS: 'true', GLEANER_WEBHOOK_SECRET: 'test-webhook-secret-0123456789' };
+const env = { GLEANER_ALLOW_PRIVATE_URLS: 'true', GLEANER_WEBHOOK_SECRET: 'test-webhook-secret-0123456789', GLEANER_JOB_LEASE_SECONDS: '0.5' };
+const nextArrival = () => new Promise<Arrival>((resolve) => arrivals.push(resolve));
+
+async function seed(server: TestServer, jobs: JobRecord[]): Promise<void> {
+  const { store } = server.app.services;
+  for (const job of jobs) await store.set(`job:${job.jobId}`, job);
+  await store.set('jobs:active', jobs.filter((j) => j.status === 'processing').map((j) => j.jobId));
+  await store.set('webhooks:pending', jobs.map((j) => j.jobId));
+}
+
+async function pendingEmpty(server: TestServer): Promise<void> {
+  while (((await server.app.services.store.get<unknown[]>('webhooks:pending')) ?? []).length > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+}
 
 describe('pending webhooks', () => {
   it('are delivered by the next server: a finished job as completed, a job that died as failed, each once', async () => {
+    received.length = 0;
     let server: TestServer = await startTestServer({ env });
     const key = await server.createKey('Pro');
     const ownerId = (await server.request('GET', '/v1/me', { apiKey: key })).body.id as string;
     const now = new Date().toISOString();
     const base = { operation: 'web_crawl', ownerId, input: {}, error: null, progress: null, meta: {}, createdAt: now, updatedAt: now };
+    const hook = (id: string): WebhookState => ({ url: receiverUrl, deliveryId: `dlv_${id}`, attempts: 0, state: 'pending', lease: null });
     // What a process that stopped at the wrong moment leaves: one job finished but not yet reported, one mid-crawl.
-    const finished: JobRecord = { ...base, jobId: 'job_finished', status: 'completed', result: { pages: [] } };
-    const dying: JobRecord = { ...base, jobId: 'job_dying', status: 'processing', result: null };
-    const { store } = server.app.services;
-    await store.set('job:job_finished', finished);
-    await store.set('job:job_dying', dying);
-    await store.set('jobs:active', ['job_dying']);
-    await store.set('webhooks:pending', [
-      { jobId: 'job_finished', ownerId, url: receiverUrl },
-      { jobId: 'job_dying', ownerId, url: receiverUrl },
+    await seed(server, [
+      { ...base, jobId: 'job_finished', status: 'completed', result: { pages: [] }, webhook: hook('finished') },
+      { ...base, jobId: 'job_dying', status: 'processing', result: null, lease: { owner: 'gone:1:x', expiresAt: Date.now() - 1 }, webhook: hook('dying') },
     ]);
     const dataDir = server.dataDir;
     await server.close();
 
-    const both = Promise.all([0, 1].map(() => new Promise((resolve) => arrivals.push(resolve))));
+    const both = Promise.all([nextArrival(), nextArrival()]);
     server = await startTestServer({ env, dataDir });
     try {
       await both;
-      expect(received.map((r) => `${r.jobId}:${r.status}`).sort()).toEqual(['job_dying:failed', 'job_finished:completed']);
-      // Delivered means no longer pending: the list empties once both are through.
-      while (((await server.app.services.store.get<unknown[]>('webhooks:pending')) ?? []).length > 0) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      }
+      expect(received.map((r) => `${r.body.jobId}:${r.body.status}:${r.delivery}`).sort()).toEqual(['job_dying:failed:dlv_dying', 'job_finished:completed:dlv_finished']);
+      await pendingEmpty(server);
+      const record = await server.app.services.jobs.record('job_finished');
+      expect(record?.webhook).toMatchObject({ state: 'delivered', attempts: 1, lease: null });
     } finally {
       await server.close();
     }
     expect(received).toHaveLength(2);
+  });
+
+  it('a delivery resumed after a restart keeps its delivery id and goes on from its attempt count', async () => {
+    received.length = 0;
+    let server: TestServer = await startTestServer({ env });
+    const key = await server.createKey('Pro');
+    const ownerId = (await server.request('GET', '/v1/me', { apiKey: key })).body.id as string;
+    const now = new Date().toISOString();
+    // The previous process made one attempt (the receiver was down) and stopped while waiting to retry.
+    await seed(server, [
+      {
+        operation: 'web_crawl', ownerId, input: {}, error: null, progress: null, meta: {}, createdAt: now, updatedAt: now,
+        jobId: 'job_retrying', status: 'completed', result: { pages: [] },
+        webhook: { url: receiverUrl, deliveryId: 'dlv_first_id', attempts: 1, state: 'pending', lease: { owner: 'gone:2:y', expiresAt: Date.now() - 1 } },
+      },
+    ]);
+    const dataDir = server.dataDir;
+    await server.close();
+
+    const arrival = nextArrival();
+    server = await startTestServer({ env, dataDir });
+    try {
+      expect((await arrival).delivery).toBe('dlv_first_id');
+      await pendingEmpty(server);
+      const record = await server.app.services.jobs.record('job_retrying');
+      expect(record?.webhook).toMatchObject({ deliveryId: 'dlv_first_id', attempts: 2, state: 'delivered' });
+    } finally {
+      await server.close();
+    }
+    expect(received).toHaveLength(1);
   });
 });

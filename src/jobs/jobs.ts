@@ -340,10 +340,15 @@ export class Jobs {
     };
   }
 
+  /** Gives a finished record its expiry again (an update of the record, e.g. its webhook state, drops it). */
+  async keepFinished(jobId: string): Promise<JobRecord | undefined> {
+    const latest = await this.store.get<JobRecord>(jobKey(jobId));
+    if (latest && isFinal(latest.status)) await this.store.set(jobKey(jobId), latest, FINISHED_TTL_MS);
+    return latest;
+  }
+
   private async afterEnd(job: JobRecord): Promise<void> {
-    // Finished records expire; the write keeps whatever is in the store now (webhook state may have moved).
-    const latest = (await this.store.get<JobRecord>(jobKey(job.jobId))) ?? job;
-    await this.store.set(jobKey(job.jobId), latest, FINISHED_TTL_MS);
+    const latest = (await this.keepFinished(job.jobId)) ?? job;
     await this.store.update<string[], void>(ACTIVE_KEY, (ids = []) => ({ value: ids.filter((id) => id !== job.jobId), result: undefined }));
     this.held.delete(job.jobId);
     this.events.emit(`finished:${job.jobId}`, latest);

@@ -44,15 +44,22 @@ export interface WebhookDelivery {
   attempts?: number;
   baseDelayMs?: number;
   event?: string;
+  /** The delivery id (one per event); a resumed delivery passes the one it started with. */
+  id?: string;
+  /** Attempts already made (by a process that stopped): the count and the backoff go on from there. */
+  attemptsMade?: number;
+  /** Called before each attempt with its index; false stops the delivery (e.g. another process took it). */
+  beforeAttempt?: (attempt: number) => Promise<boolean>;
 }
 
-/** Delivers one event; true when the receiver answered 2xx. Never throws. */
+/** Delivers one event; true when the receiver answered 2xx. Never throws (but `beforeAttempt` may). */
 export async function deliverWebhook(delivery: WebhookDelivery): Promise<boolean> {
   const body = JSON.stringify(delivery.payload);
-  const id = randomUUID();
+  const id = delivery.id ?? randomUUID();
   const attempts = delivery.attempts ?? 5;
-  for (let attempt = 0; attempt < attempts; attempt++) {
+  for (let attempt = delivery.attemptsMade ?? 0; attempt < attempts; attempt++) {
     if (attempt > 0) await delay((delivery.baseDelayMs ?? 1000) * 2 ** (attempt - 1));
+    if (delivery.beforeAttempt && !(await delivery.beforeAttempt(attempt))) return false;
     const timestamp = Math.floor(Date.now() / 1000);
     try {
       const response = await delivery.http.fetch(delivery.url, {

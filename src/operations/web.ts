@@ -5,10 +5,7 @@ import { defineOperation } from './define.js';
 import { scrape } from '../web/scrape.js';
 import { mapSite } from '../web/map.js';
 import { crawlSite, type CrawlResult } from '../web/crawl.js';
-import { deliverWebhook, webhookSecret } from '../jobs/webhook.js';
-import type { OperationContext } from './define.js';
-import type { Services } from './services.js';
-import { isGleanerError } from '../errors.js';
+import { registerWebhook } from '../jobs/webhook-courier.js';
 
 const format = z.enum(['markdown', 'text', 'html']).default('markdown').describe('Output format of the page content');
 
@@ -57,58 +54,6 @@ const crawlInput = z.object({
   webhook: httpUrl.optional().describe('URL that receives a signed POST with the job when it finishes'),
 });
 
-/**
- * Webhooks survive restarts: each one is listed under PENDING_WEBHOOKS until it is delivered (or
- * refused for good), and a starting server delivers what the last one left behind.
- */
-const PENDING_WEBHOOKS = 'webhooks:pending';
-
-interface PendingWebhook {
-  jobId: string;
-  ownerId: string;
-  url: string;
-}
-
-/** Lists the job's webhook (once) and delivers it when the job is final. */
-async function scheduleWebhook(url: string, ctx: OperationContext): Promise<void> {
-  if (!ctx.jobId) return;
-  const entry: PendingWebhook = { jobId: ctx.jobId, ownerId: ctx.account.id, url };
-  const added = await ctx.services.store.update<PendingWebhook[], boolean>(PENDING_WEBHOOKS, (list = []) =>
-    list.some((p) => p.jobId === entry.jobId) ? { value: list, result: false } : { value: [...list, entry], result: true },
-  );
-  // Already listed: a previous process listed it, and resumeWebhooks is waiting for it.
-  if (added) void deliverWhenFinished(ctx.services, entry);
-}
-
-/** Called at start-up, after the jobs were recovered. */
-export async function resumeWebhooks(services: Services): Promise<void> {
-  for (const entry of (await services.store.get<PendingWebhook[]>(PENDING_WEBHOOKS)) ?? []) void deliverWhenFinished(services, entry);
-}
-
-async function deliverWhenFinished(services: Services, entry: PendingWebhook): Promise<void> {
-  const { jobs, http, store, config, log } = services;
-  try {
-    const job = await jobs.waitFor(entry.jobId, entry.ownerId, 24 * 3600 * 1000);
-    if (job.status !== 'completed' && job.status !== 'failed') return;
-    const secret = await webhookSecret(store, config.GLEANER_WEBHOOK_SECRET);
-    await deliverWebhook({
-      http,
-      secret,
-      url: entry.url,
-      log,
-      event: `crawl.${job.status}`,
-      payload: { jobId: entry.jobId, status: job.status, result: job.result ?? null, error: job.error },
-    });
-  } catch (error) {
-    // A job that no longer exists has nothing to report.
-    if (!(isGleanerError(error) && error.code === 'NOT_FOUND')) {
-      log.warn({ err: error, jobId: entry.jobId }, 'webhook not delivered');
-      return;
-    }
-  }
-  await store.update<PendingWebhook[], void>(PENDING_WEBHOOKS, (list = []) => ({ value: list.filter((p) => p.jobId !== entry.jobId), result: undefined }));
-}
-
 export const webCrawl = defineOperation({
   name: 'web_crawl',
   title: 'Crawl a website',
@@ -127,7 +72,8 @@ export const webCrawl = defineOperation({
     if (input.webhook) await ctx.services.http.assertAllowed(input.webhook);
   },
   async run(input, ctx) {
-    if (input.webhook) await scheduleWebhook(input.webhook, ctx);
+    // Delivered by whichever process ends the job (see WebhookCourier), even after a restart.
+    if (input.webhook && ctx.jobId) await registerWebhook(ctx.services.jobs, ctx.services.store, ctx.jobId, input.webhook);
     return crawlSite(ctx.services.http, input.url, {
       mode: input.mode,
       maxPages: input.maxPages,
