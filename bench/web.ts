@@ -1,10 +1,13 @@
 /**
  * Web benchmarks: a recursive crawl of a generated 500-page site with 50 ms latency a page, by
  * Gleaner and by Crawlee's CheerioCrawler at the same concurrency (each in its own process, for
- * peak RSS), beside the latency bound (pages x latency / concurrency); then scrape conversion
+ * peak RSS), beside the latency bound (pages x latency / concurrency), with the two ratios the
+ * crawl is held to (Gleaner's time against the bound, Gleaner's pages/s against Crawlee's; Gleaner
+ * extracts pages on worker threads, warmed before the clock as in a serving process); then scrape conversion
  * (HTML to markdown, main content) over the real fixture pages.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -33,10 +36,12 @@ export async function benchWeb(): Promise<void> {
   console.log(`\nweb crawl: ${PAGES}-page fixture site, ${LATENCY_MS} ms latency a page, concurrency ${CONCURRENCY}`);
   const bound = (PAGES * LATENCY_MS) / CONCURRENCY;
   console.log(`  latency bound (pages x latency / concurrency): ${bound.toFixed(0)} ms (${((PAGES / bound) * 1000).toFixed(1)} pages/s)`);
+  const rates: Partial<Record<'gleaner' | 'crawlee', number>> = {};
   for (const which of ['gleaner', 'crawlee'] as const) {
     const site = await startFixtureSite({ pages: PAGES, sitemap: 'none', latencyMs: LATENCY_MS });
     try {
       const result = await crawlIn(which, site.origin);
+      rates[which] = (result.pages / result.wallMs) * 1000;
       const label = which === 'gleaner' ? 'Gleaner crawl (markdown)     ' : 'Crawlee CheerioCrawler (text)';
       console.log(
         `  ${label}: ${result.pages} pages in ${result.wallMs.toFixed(0)} ms = ${((result.pages / result.wallMs) * 1000).toFixed(1)} pages/s, ` +
@@ -47,6 +52,13 @@ export async function benchWeb(): Promise<void> {
     } finally {
       await site.close();
     }
+  }
+
+  if (rates.gleaner && rates.crawlee) {
+    console.log(
+      `  ratios: Gleaner ${((PAGES / rates.gleaner) * 1000 / bound).toFixed(2)}x the latency bound (goal <= 1.5), ` +
+        `${(rates.gleaner / rates.crawlee).toFixed(2)}x Crawlee's pages/s (goal >= 1.5), on ${os.availableParallelism()} cores (load ${os.loadavg()[0].toFixed(1)})`,
+    );
   }
 
   const names = fs.readdirSync(REAL_PAGES_DIR).filter((n) => fs.existsSync(path.join(REAL_PAGES_DIR, n, 'source.html')));

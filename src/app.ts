@@ -13,6 +13,7 @@ import { HttpClient, type Resolver } from './net/http.js';
 import { Gate } from './gate/gate.js';
 import { OPERATIONS } from './operations/table.js';
 import { WebhookCourier } from './jobs/webhook-courier.js';
+import { closeExtractPool } from './web/extract-pool.js';
 import { webhookSecret } from './jobs/webhook.js';
 import type { AnyOperation } from './operations/define.js';
 import type { Services } from './operations/services.js';
@@ -85,6 +86,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await jobs.close();
       await rate.close();
       await http.close();
+      await closeExtractPool();
       await store.close();
     },
   };

@@ -13,7 +13,8 @@ import type { HttpClient } from '../net/http.js';
 import { GleanerError, toGleanerError, type ErrorCode } from '../errors.js';
 import type { ContentFormat } from './extract.js';
 import { fetchPage, RedirectSignal } from './fetch-page.js';
-import { scrapeFetched, type ScrapeResult } from './scrape.js';
+import { scrapeFetchedWith, type ScrapeResult } from './scrape.js';
+import { extractOffThread, warmExtractPool } from './extract-pool.js';
 import { readSitemaps } from './sitemap.js';
 import { Site } from './site.js';
 import { looksLikePage } from './urls.js';
@@ -53,6 +54,7 @@ const MAX_CRAWL_DELAY_MS = 10_000;
 
 export async function crawlSite(http: HttpClient, url: string, options: CrawlOptions): Promise<CrawlResult> {
   const started = Date.now();
+  warmExtractPool();
   const site = new Site(http, url, options.signal);
   const robots = await site.robotsFor(site.start);
   if (robots.unreachable) {
@@ -94,7 +96,7 @@ export async function crawlSite(http: HttpClient, url: string, options: CrawlOpt
         requested.add(current);
         const outcome = await get(current);
         if (!(outcome instanceof RedirectSignal)) {
-          const page = scrapeFetched(outcome, { format: options.format, onlyMainContent: options.onlyMainContent ?? true });
+          const page = await scrapeFetchedWith(outcome, { format: options.format, onlyMainContent: options.onlyMainContent ?? true }, extractOffThread);
           if (pages.length >= options.maxPages) return;
           const { urls, ...rest } = page;
           pages.push(rest);

@@ -22,7 +22,7 @@
  */
 import type { HttpClient } from '../net/http.js';
 import type { Metadata } from '../platforms/types.js';
-import { extractPage, type ContentFormat } from './extract.js';
+import { extractPage, type ContentFormat, type ExtractedPage, type ExtractOptions } from './extract.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';
 
 export interface ScrapeOptions {
@@ -67,12 +67,24 @@ export function scrapeFetched(page: FetchedPage, options: Omit<ScrapeOptions, 's
       metadata,
     };
   }
-  const extracted = extractPage(page.text, {
-    url: page.url,
-    format: options.format,
-    onlyMainContent: options.onlyMainContent,
-    contentLanguage: page.headers['content-language'],
-  });
+  return assemble(page, options.format, extractPage(page.text, extractOptions(page, options)));
+}
+
+/** scrapeFetched with the extraction done by `extract` (the crawler's thread pool). */
+export async function scrapeFetchedWith(
+  page: FetchedPage,
+  options: Omit<ScrapeOptions, 'signal'>,
+  extract: (html: string, options: ExtractOptions) => Promise<ExtractedPage>,
+): Promise<ScrapeResult> {
+  if (page.kind === 'text') return scrapeFetched(page, options);
+  return assemble(page, options.format, await extract(page.text, extractOptions(page, options)));
+}
+
+function extractOptions(page: FetchedPage, options: Omit<ScrapeOptions, 'signal'>): ExtractOptions {
+  return { url: page.url, format: options.format, onlyMainContent: options.onlyMainContent, contentLanguage: page.headers['content-language'] };
+}
+
+function assemble(page: FetchedPage, format: ContentFormat, extracted: ExtractedPage): ScrapeResult {
   return {
     url: page.url,
     title: extracted.title,
@@ -80,7 +92,7 @@ export function scrapeFetched(page: FetchedPage, options: Omit<ScrapeOptions, 's
     description: extracted.metadata.description,
     ogUrl: extracted.metadata.canonicalUrl ?? null,
     content: extracted.content,
-    format: options.format,
+    format,
     countCharacters: extracted.content.length,
     urls: extracted.links,
     language: extracted.metadata.language ?? null,
