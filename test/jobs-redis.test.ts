@@ -22,8 +22,8 @@ describe.skipIf(!hasRedis())('jobs on BullMQ across processes', () => {
     await redis?.stop();
   });
 
-  it('two serve + one worker: a running crawl survives a server starting; a killed worker’s crawl is failed and refunded, charged once', async () => {
-    const env = { GLEANER_STORE_URL: redis.url, GLEANER_ALLOW_PRIVATE_URLS: 'true', GLEANER_JOB_LEASE_SECONDS: '1', GLEANER_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-redis-jobs-')) };
+  it('two serve + one worker: a running crawl survives a server starting; a killed worker’s crawl is failed and refunded, charged once; a cancel reaches the worker', async () => {
+    const env = { GLEANER_STORE_URL: redis.url, GLEANER_ALLOW_PRIVATE_URLS: 'true', GLEANER_JOB_LEASE_SECONDS: '3', GLEANER_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-redis-jobs-')) };
     const key = await createKeyWithCli(env, 'Pro', 100);
     const site: GatedSite = await startGatedSite(10);
     stops.push(() => site.close());
@@ -39,8 +39,8 @@ describe.skipIf(!hasRedis())('jobs on BullMQ across processes', () => {
     await site.requestedAtLeast(1);
     const b: GleanerProcess = await startGleaner(['serve', '--port', '0', '--no-worker'], env);
     stops.push(() => b.stop());
-    // Several lease periods pass while b (and a) sweep for abandoned jobs: the live one is left alone.
-    const until = Date.now() + 3_000;
+    // More than a lease period passes while b (and a) sweep for abandoned jobs: the live one is left alone.
+    const until = Date.now() + 4_000;
     while (Date.now() < until) {
       expect((await callApi(b.url!, key, 'GET', `/v1/jobs/${first.body.jobId}`)).body.status).toBe('processing');
       await new Promise((resolve) => setTimeout(resolve, 250));
@@ -72,5 +72,17 @@ describe.skipIf(!hasRedis())('jobs on BullMQ across processes', () => {
     const third = await callApi(a.url!, key, 'POST', '/v1/web/crawl', { url: `${site.origin}/`, maxPages: 3 });
     expect(await jobEnd(a.url!, key, third.body.jobId)).toMatchObject({ status: 'completed', error: null });
     expect((await callApi(a.url!, key, 'GET', '/v1/me')).body.credits).toBe(92);
-  }, 120_000);
+
+    // 4. DELETE on one server of a crawl running on the worker: it stops at its next page, charged for what it scraped.
+    const held: GatedSite = await startGatedSite(10);
+    stops.push(() => held.close());
+    const fourth = await callApi(a.url!, key, 'POST', '/v1/web/crawl', { url: `${held.origin}/`, maxPages: 8 });
+    await held.requestedAtLeast(3);
+    held.release(2);
+    while ((await callApi(a.url!, key, 'GET', `/v1/jobs/${fourth.body.jobId}`)).body.progress?.done !== 2) await new Promise((resolve) => setTimeout(resolve, 50));
+    const cancelled = await callApi(b.url!, key, 'DELETE', `/v1/jobs/${fourth.body.jobId}`);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', error: null });
+    expect(cancelled.body.result.pages).toHaveLength(2);
+    expect((await callApi(a.url!, key, 'GET', '/v1/me')).body.credits).toBe(90);
+  }, 300_000);
 });

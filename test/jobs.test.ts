@@ -119,7 +119,7 @@ describe('jobs over REST', () => {
   });
 
   it('a second process on the same store leaves a job with a live lease alone', async () => {
-    const env = { GLEANER_JOB_LEASE_SECONDS: '0.3' };
+    const env = { GLEANER_JOB_LEASE_SECONDS: '1' };
     server = await startTestServer({ operations: TEST_OPERATIONS, env });
     const key = await server.createKey('Free');
     const started = await server.request('POST', '/v1/test/job', { apiKey: key, body: { steps: 2 } });
@@ -129,7 +129,7 @@ describe('jobs over REST', () => {
     try {
       const ownerId = (await server.request('GET', '/v1/me', { apiKey: key })).body.id;
       // Several lease periods pass with the holder renewing: the other process's sweeps must not touch it.
-      const still = await other.app.services.jobs.waitFor(jobId, ownerId, 1_500);
+      const still = await other.app.services.jobs.waitFor(jobId, ownerId, 2_500);
       expect(still.status).toBe('processing');
       expect(still.lease?.owner).toBe(server.app.services.jobs.processId);
       await releaseSteps(1);
