@@ -20,7 +20,8 @@ describe('jobs held by a lease (SQLite, real processes)', () => {
   it('a crawl running on serve stays processing while mcp starts and takes over dead jobs, then completes charged', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-lease-'));
     // A short lease, so the mcp process's recovery sweep runs again while the crawl is held.
-    const env = { GLEANER_DATA_DIR: dataDir, GLEANER_ALLOW_PRIVATE_URLS: 'true', GLEANER_JOB_LEASE_SECONDS: '3' };
+    const env = { GLEANER_DATA_DIR: dataDir, GLEANER_ALLOW_PRIVATE_URLS: 'true', GLEANER_JOB_LEASE_SECONDS: '3', GLEANER_HTTP_TIMEOUT_MS: '600000' };
+    // (Held pages wait as long as process start-ups take on a busy machine, beyond the default request timeout.)
     const key = await createKey(env, 'Pro', 100);
     const site: GatedSite = await startGatedSite(10);
     cleanup.push(() => site.close());

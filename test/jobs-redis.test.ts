@@ -23,7 +23,8 @@ describe.skipIf(!hasRedis())('jobs on BullMQ across processes', () => {
   });
 
   it('two serve + one worker: a running crawl survives a server starting; a killed worker’s crawl is failed and refunded, charged once; a cancel reaches the worker', async () => {
-    const env = { GLEANER_STORE_URL: redis.url, GLEANER_ALLOW_PRIVATE_URLS: 'true', GLEANER_JOB_LEASE_SECONDS: '3', GLEANER_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-redis-jobs-')) };
+    // Held pages wait as long as process start-ups take on a busy machine, beyond the default request timeout.
+    const env = { GLEANER_STORE_URL: redis.url, GLEANER_ALLOW_PRIVATE_URLS: 'true', GLEANER_JOB_LEASE_SECONDS: '3', GLEANER_HTTP_TIMEOUT_MS: '600000', GLEANER_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-redis-jobs-')) };
     const key = await createKeyWithCli(env, 'Pro', 100);
     const site: GatedSite = await startGatedSite(10);
     stops.push(() => site.close());
