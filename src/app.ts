@@ -37,7 +37,7 @@ export interface AppOptions {
 }
 
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
-  const log = options.logger ?? createLogger(config.GLEANER_LOG_LEVEL);
+  const log = options.logger ?? createLogger(config.GLEANER_LOG_LEVEL, config.GLEANER_LOG_FORMAT);
   const store = await openStore({ dataDir: config.GLEANER_DATA_DIR, storeUrl: config.GLEANER_STORE_URL });
   const accounts = new Accounts(store, options.clock ?? systemClock);
   const jobs = new Jobs(store, log, config.GLEANER_JOB_CONCURRENCY);
