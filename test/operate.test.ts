@@ -48,7 +48,7 @@ describe('auth headers (issue 15.4)', () => {
   });
 
   it('a 401 carries WWW-Authenticate, on REST and /mcp', async () => {
-    for (const headers of [{}, { authorization: 'Bearer not-a-key' }, { authorization: 'Basic abc' }]) {
+    for (const headers of [{}, { authorization: 'Bearer not-a-key' }, { authorization: 'Basic abc' }] as Array<Record<string, string>>) {
       const rest = await server.request('GET', '/v1/me', { headers });
       expect(rest.status).toBe(401);
       expect(rest.headers.get('www-authenticate')).toMatch(/^Bearer realm="gleaner"/);
@@ -70,7 +70,7 @@ describe('auth headers (issue 15.4)', () => {
   });
 
   it('stdio without GLEANER_API_KEY says to set GLEANER_API_KEY', async () => {
-    const env = { ...(process.env as Record<string, string>), GLEANER_DATA_DIR: server.dataDir, GLEANER_LOG_LEVEL: 'silent' };
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), GLEANER_DATA_DIR: server.dataDir, GLEANER_LOG_LEVEL: 'silent' };
     delete env.GLEANER_API_KEY;
     const client = new Client({ name: 'stdio-test', version: '1' });
     await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp'], env, stderr: 'pipe' }));
