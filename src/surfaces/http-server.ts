@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { App } from '../app.js';
 import { isLoopbackHost } from '../config.js';
-import { GleanerError, toGleanerError } from '../errors.js';
+import { GleanerError, errorEnvelope, toGleanerError } from '../errors.js';
 import { createRestHandler } from './rest/handler.js';
 import { createStreamableHttpHandler, type SessionOwner } from './mcp/sdk.js';
 import { createToolSet } from './mcp/toolset.js';
@@ -84,6 +84,7 @@ export async function startHttpServer(app: App, options: { host: string; port: n
       sendError(req, res, error, randomUUID());
     }
   });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket));
   server.headersTimeout = timeouts.headersTimeoutMs;
   server.requestTimeout = timeouts.requestTimeoutMs;
 
@@ -127,4 +128,26 @@ function checkHostAndOrigin(req: http.IncomingMessage, allowedHosts: Set<string>
     const normalised = originHost.includes(':') ? `[${originHost.replace(/^\[|\]$/g, '')}]` : originHost;
     if (!allowedHosts.has(normalised)) throw new GleanerError('FORBIDDEN', `Origin "${origin}" is not accepted by this server.`);
   }
+}
+
+/**
+ * Requests Node refuses before any handler runs (headers over 16 KB, a malformed request line,
+ * headers or body too slow) still get the error envelope, as a 400, and the connection is closed.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+  if (!socket.writable || (error.code === 'ECONNRESET')) {
+    socket.destroy();
+    return;
+  }
+  const message =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 'The request line and headers are larger than 16 KB; send long values in a POST body.'
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'The request did not arrive in time.'
+        : 'The request is not valid HTTP.';
+  const requestId = randomUUID();
+  const body = JSON.stringify(errorEnvelope(new GleanerError('INVALID_REQUEST', message), requestId));
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
