@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { pino, type Logger } from 'pino';
-import { PinoPretty } from 'pino-pretty';
+import type { PinoPretty as PrettyFactory } from 'pino-pretty';
 
 export type { Logger };
 
@@ -11,6 +12,8 @@ export type { Logger };
 export function createLogger(level: string, format: 'json' | 'pretty' = 'json'): Logger {
   const options = { level, base: { service: 'gleaner' } };
   if (format === 'pretty') {
+    // Loaded only when asked for: JSON logging (the default) does not pay for the formatter.
+    const { PinoPretty } = createRequire(import.meta.url)('pino-pretty') as { PinoPretty: typeof PrettyFactory };
     return pino(options, PinoPretty({ destination: 2, sync: true, colorize: Boolean(process.stderr.isTTY), ignore: 'pid,hostname,service' }));
   }
   return pino(options, pino.destination({ fd: 2, sync: true }));

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
+import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -69,18 +70,26 @@ describe('auth headers (issue 15.4)', () => {
     await client.close();
   });
 
-  it('stdio without GLEANER_API_KEY says to set GLEANER_API_KEY', async () => {
-    const env: Record<string, string> = { ...(process.env as Record<string, string>), GLEANER_DATA_DIR: server.dataDir, GLEANER_LOG_LEVEL: 'silent' };
+  it('stdio without GLEANER_API_KEY says to set GLEANER_API_KEY (and pretty logs keep stdout clean)', async () => {
+    // Pretty logs at info level: any line on stdout would break the protocol and fail the client.
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), GLEANER_DATA_DIR: server.dataDir, GLEANER_LOG_LEVEL: 'info', GLEANER_LOG_FORMAT: 'pretty' };
     delete env.GLEANER_API_KEY;
     const client = new Client({ name: 'stdio-test', version: '1' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp'], env, stderr: 'pipe' }));
+    const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp'], env, stderr: 'pipe' });
+    const stderr: string[] = [];
+    transport.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
+    await client.connect(transport);
     const result = await client.callTool({ name: 'account', arguments: {} });
     expect(result.isError).toBe(true);
     expect((result.structuredContent as any).error.code).toBe('UNAUTHORIZED');
     expect((result.content as Array<{ text: string }>)[0].text).toMatch(/GLEANER_API_KEY/);
     expect((result.content as Array<{ text: string }>)[0].text).not.toMatch(/header/);
+    // The start-up warning went to stderr, formatted for people (not a JSON line).
+    while (!/GLEANER_API_KEY is not set/.test(stderr.join(''))) await once(transport.stderr!, 'data');
+    expect(stderr.join('')).toMatch(/WARN.*GLEANER_API_KEY is not set/);
+    expect(stderr.join('')).not.toMatch(/^\{"level"/m);
     await client.close();
-  });
+  }, 120_000);
 });
 
 describe('/healthz (issue 15.3)', () => {
@@ -197,5 +206,5 @@ describe('the access log (issue 15.3)', () => {
     } finally {
       child.kill('SIGTERM');
     }
-  });
+  }, 120_000);
 });
