@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { ERROR_CODES } from '../src/errors.js';
+import { connectMcp } from './helpers/mcp.js';
 
 // FUZZ_SEED replays or explores another sequence; the default keeps `npm test` deterministic.
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed_2026);
@@ -273,5 +274,45 @@ describe('fuzz from the OpenAPI document', () => {
     console.log(`fuzz outcomes (seed ${SEED}): ${JSON.stringify(tally)}`);
     expect(after - before).toBeGreaterThanOrEqual(syncCharged);
     expect(after - before).toBeLessThanOrEqual(syncCharged + completedReserve);
+  }, 240_000);
+
+  it('120 MCP tool calls with mutated arguments: every failure an isError result in the envelope, none internal', async () => {
+    const used = async () => (await server.request('GET', '/v1/me', { apiKey: key })).body.creditsUsed as number;
+    // Once a job is left running in the background, its later charge would blur the per-call check.
+    let jobsInFlight = false;
+    const client = await connectMcp(server.baseUrl, key);
+    const { tools } = await client.listTools();
+    const rnd = prng(SEED ^ 0x4d4350);
+    const problems: string[] = [];
+    for (let i = 0; i < 120; i++) {
+      const tool = tools[i % tools.length];
+      const schema = tool.inputSchema as Schema & { required?: string[] };
+      const rate = rnd() < 0.5 ? 0.08 : 0.6;
+      const args: Record<string, unknown> = {};
+      for (const [name, property] of Object.entries(schema.properties ?? {})) {
+        const value = !(schema.required ?? []).includes(name) && rnd() < 0.5 ? undefined : mutate(name, property, rnd, rate);
+        if (value !== undefined) args[name] = value;
+      }
+      if (rnd() < 0.1) args[`unknown_${i}`] = 'surprise';
+      const where = `#${i} ${tool.name} ${JSON.stringify(args).slice(0, 160)}`;
+      try {
+        const before = jobsInFlight ? 0 : await used();
+        // Job tools wait for their job; the short-lived garbage upstream keeps that brief.
+        const result = await client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: 60_000 });
+        const body = result.structuredContent as any;
+        if (result.isError) {
+          const code = body?.error?.code as keyof typeof ERROR_CODES | undefined;
+          if (!code || !(code in ERROR_CODES) || typeof body.error.message !== 'string') problems.push(`${where}: not an envelope: ${JSON.stringify(body).slice(0, 200)}`);
+          else if (ERROR_CODES[code].status >= 500 && !DECLARED_5XX.has(code)) problems.push(`${where}: undeclared ${code}: ${body.error.message}`);
+          if (!jobsInFlight && (await used()) !== before) problems.push(`${where}: ${code} charged credits`);
+        } else if (body?.jobId && body.status !== 'completed' && body.status !== 'failed') {
+          jobsInFlight = true;
+        }
+      } catch (error) {
+        problems.push(`${where}: JSON-RPC error ${(error as Error).message.slice(0, 200)}`);
+      }
+    }
+    await client.close();
+    expect(problems).toEqual([]);
   }, 240_000);
 });
