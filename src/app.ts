@@ -41,7 +41,7 @@ export interface AppOptions {
 }
 
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
-  const log = options.logger ?? createLogger(config.GLEANER_LOG_LEVEL);
+  const log = options.logger ?? createLogger(config.GLEANER_LOG_LEVEL, config.GLEANER_LOG_FORMAT);
   const store = await openStore({ dataDir: config.GLEANER_DATA_DIR, storeUrl: config.GLEANER_STORE_URL });
   const accounts = new Accounts(store, options.clock ?? systemClock);
   const leaseMs = config.GLEANER_JOB_LEASE_SECONDS * 1000;

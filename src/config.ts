@@ -73,6 +73,12 @@ const schema = z.object({
   GLEANER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Lets /mcp accept requests without x-api-key (initialize, list, ping; tool calls still need a key). Loopback binds only. */
   GLEANER_MCP_KEYLESS: booleanFlag.default(false),
+  /** Open MCP sessions one key may hold at once on /mcp. */
+  GLEANER_MCP_MAX_SESSIONS: z.coerce.number().int().min(1).max(1000).default(10),
+  /** An MCP session unused this long is closed. */
+  GLEANER_MCP_SESSION_IDLE_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
+  /** json (one JSON object a line, for machines) or pretty (coloured lines, for people). Always on stderr. */
+  GLEANER_LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   /** Extra Host header values accepted besides the bound address and localhost (for reverse proxies). */
   GLEANER_ALLOWED_HOSTS: z.string().default('').transform((s) => s.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)),
   /** How many jobs run at once in this process. */

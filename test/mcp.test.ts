@@ -129,5 +129,6 @@ describe('MCP over stdio', () => {
     expect(result.isError).toBeFalsy();
     expect(structured(result).plan).toBe('Free');
     await client.close();
-  });
+    // A child process that starts tsx: slow on a busy machine, bounded by events, not by time.
+  }, 120_000);
 });

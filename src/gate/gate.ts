@@ -13,6 +13,7 @@ import { reserveCost, settleCost, type AnyOperation, type OperationContext } fro
 import type { Services } from '../operations/services.js';
 import { describeIssues } from './validation.js';
 import type { ChatModel } from '../ai/chat.js';
+import { recordCharge, recordFailure, recordJobEnd } from './observe.js';
 
 export interface CallOptions {
   apiKey: string | undefined;
@@ -48,6 +49,14 @@ export class Gate {
 
   operation(name: string): AnyOperation | undefined {
     return this.byName.get(name);
+  }
+
+  /**
+   * Takes one request from the key's rate (for work that is not an operation, such as opening an
+   * MCP session): RATE_LIMIT_EXCEEDED when the plan's rate is used up.
+   */
+  async admit(account: AccountRecord): Promise<RateStatus> {
+    return this.rate.take(account.id, account.plan);
   }
 
   /** Starts the job runner: jobs are executed, settled and, if a process died under them (or they were cancelled before starting), refunded. */
@@ -110,10 +119,11 @@ export class Gate {
         if (actual === held.reservation.amount && held.balance) ({ charged, balance } = { charged: actual, balance: held.balance });
         else ({ charged, balance } = await this.services.accounts.settle(held.reservation, actual));
       }
+      recordCharge(operation.name, charged);
       return { status: operation.http.successStatus ?? 200, body: result, headers: this.headers(rate, charged, balance), account };
     } catch (error) {
       await held.releaseAll();
-      throw toGleanerError(error);
+      throw recordFailure(this.services.log, operation.name, input, toGleanerError(error), requestId);
     }
   }
 
@@ -148,6 +158,8 @@ export class Gate {
     const held = new HeldCredits(this.services.accounts, job.ownerId, job.meta.reservation as Reservation | undefined, (reservation) =>
       this.services.jobs.updateMeta(job.jobId, { reservation }),
     );
+    const started = Date.now();
+    this.services.log.info({ jobId: job.jobId, operation: job.operation, accountId: job.ownerId }, 'job started');
     try {
       if (!operation) throw new GleanerError('INTERNAL_ERROR', `This server no longer has the operation "${job.operation}".`);
       const account = await this.services.accounts.get(job.ownerId);
@@ -160,10 +172,13 @@ export class Gate {
         // A cancelled job's result is the part done before it stopped: that part is charged.
         const actual = Math.max(0, Math.min(settleCost(operation.cost, job.input, result), held.reservation.amount));
         await this.services.accounts.settle(held.reservation, actual);
+        recordCharge(job.operation, actual);
       }
+      recordJobEnd(this.services.log, job, 'completed', started);
       return result;
     } catch (error) {
       if (!(error instanceof LeaseLost) && (await run.confirm())) await held.releaseAll();
+      recordJobEnd(this.services.log, job, 'failed', started, recordFailure(this.services.log, job.operation, job.input, toGleanerError(error), String(job.meta.requestId ?? job.jobId)));
       throw error;
     } finally {
       this.samplers.delete(job.jobId);

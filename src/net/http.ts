@@ -136,7 +136,15 @@ export class HttpClient {
       }
       let decoded: string | undefined;
       const text = () => (decoded ??= decodeBody(body, headers['content-type']).text);
-      return { url: current.toString(), status: hop.status, headers, body, text, json: <T>() => JSON.parse(text()) as T };
+      // A body that is not JSON where JSON was expected is the upstream's failure, never a SyntaxError (a 500).
+      const json = <T>() => {
+        try {
+          return JSON.parse(text()) as T;
+        } catch {
+          throw new GleanerError('UPSTREAM_ERROR', `${current.host} answered ${hop.status} with a body that is not JSON (${headers['content-type'] ?? 'no content type'}).`);
+        }
+      };
+      return { url: current.toString(), status: hop.status, headers, body, text, json };
     });
   }
 

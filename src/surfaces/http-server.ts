@@ -1,7 +1,7 @@
 /**
- * `gleaner serve`: one HTTP server with the REST API under /v1 and the MCP streamable HTTP endpoint
- * at /mcp. Bound to loopback by default, where it also refuses foreign Host and Origin headers so a
- * web page cannot reach it through DNS rebinding.
+ * `gleaner serve`: one HTTP server with the REST API under /v1, the MCP streamable HTTP endpoint
+ * at /mcp, and /healthz and /metrics for operators. Bound to loopback by default, where it also
+ * refuses foreign Host and Origin headers so a web page cannot reach it through DNS rebinding.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,9 +10,14 @@ import type { App } from '../app.js';
 import { isLoopbackHost } from '../config.js';
 import { GleanerError, errorEnvelope, toGleanerError } from '../errors.js';
 import { createRestHandler } from './rest/handler.js';
-import { createStreamableHttpHandler } from './mcp/sdk.js';
+import { createStreamableHttpHandler, type SessionOwner } from './mcp/sdk.js';
 import { createToolSet } from './mcp/toolset.js';
 import { SERVER_IDENTITY } from './identity.js';
+import { apiKeyFrom } from './auth.js';
+import { readJsonBody, type BodyLimits } from './body.js';
+import { sendError } from './reply.js';
+import { logAccess, note } from './access.js';
+import { serveHealth, serveMetrics } from './operate.js';
 
 export interface RunningServer {
   url: string;
@@ -20,45 +25,68 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
+const MCP_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-export async function startHttpServer(app: App, options: { host: string; port: number }): Promise<RunningServer> {
+/** Slow clients: how long the headers, the body and the whole request may take to arrive. */
+export interface ServerTimeouts {
+  headersTimeoutMs: number;
+  bodyDeadlineMs: number;
+  requestTimeoutMs: number;
+}
+
+const DEFAULT_TIMEOUTS: ServerTimeouts = { headersTimeoutMs: 15_000, bodyDeadlineMs: 30_000, requestTimeoutMs: 60_000 };
+
+export async function startHttpServer(app: App, options: { host: string; port: number; timeouts?: Partial<ServerTimeouts> }): Promise<RunningServer> {
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const mcpBodyLimits: BodyLimits = { maxBytes: MCP_MAX_BODY_BYTES, deadlineMs: timeouts.bodyDeadlineMs };
   const loopback = isLoopbackHost(options.host);
   if (app.config.GLEANER_MCP_KEYLESS && !loopback) {
     throw new Error('GLEANER_MCP_KEYLESS=true is allowed only when the server is bound to a loopback address (GLEANER_HOST=127.0.0.1).');
   }
-  const rest = createRestHandler(app);
-  const mcp = createStreamableHttpHandler(SERVER_IDENTITY, createToolSet(app));
+  const rest = createRestHandler(app, { bodyDeadlineMs: timeouts.bodyDeadlineMs });
+  const mcp = createStreamableHttpHandler(SERVER_IDENTITY, createToolSet(app), {
+    maxSessionsPerOwner: app.config.GLEANER_MCP_MAX_SESSIONS,
+    idleMs: app.config.GLEANER_MCP_SESSION_IDLE_SECONDS * 1000,
+  });
   const allowedHosts = new Set(['localhost', '127.0.0.1', '[::1]', ...app.config.GLEANER_ALLOWED_HOSTS]);
 
   const server = http.createServer(async (req, res) => {
+    logAccess(app.log, req, res);
     try {
       if (loopback) checkHostAndOrigin(req, allowedHosts);
       const pathname = new URL(req.url ?? '/', 'http://gleaner.local').pathname;
+      if (pathname === '/healthz' || pathname === '/metrics') {
+        note(res, { surface: 'ops', route: pathname, operation: pathname.slice(1) });
+        if (req.method !== 'GET' && req.method !== 'HEAD') {
+          throw new GleanerError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${pathname}; use GET.`, { headers: { Allow: 'GET' } });
+        }
+        await (pathname === '/healthz' ? serveHealth(app, res) : serveMetrics(res));
+        return;
+      }
       if (pathname === '/mcp') {
-        const apiKey = req.headers['x-api-key'];
-        if (!(app.config.GLEANER_MCP_KEYLESS && apiKey === undefined)) await app.services.accounts.authenticate(typeof apiKey === 'string' ? apiKey : undefined);
-        const body = req.method === 'POST' ? await readJson(req) : undefined;
-        await mcp.handle(req, res, body);
+        note(res, { surface: 'mcp_http', route: '/mcp', operation: 'mcp' });
+        // The key is checked before the body is read (a keyless client cannot trickle one).
+        const apiKey = apiKeyFrom(req.headers);
+        let owner: SessionOwner = { id: 'keyless' };
+        if (!(app.config.GLEANER_MCP_KEYLESS && apiKey === undefined)) {
+          const account = await app.services.accounts.authenticate(apiKey);
+          note(res, { accountId: account.id });
+          owner = { id: account.id, admit: () => app.gate.admit(account) };
+        }
+        const body = req.method === 'POST' ? await readJsonBody(req, mcpBodyLimits) : undefined;
+        await mcp.handle(req, res, body, owner);
         return;
       }
       await rest(req, res);
     } catch (thrown) {
       const error = toGleanerError(thrown);
       if (error.code === 'INTERNAL_ERROR') app.log.error({ err: thrown }, 'internal error');
-      if (res.headersSent) {
-        res.end();
-        return;
-      }
-      const requestId = randomUUID();
-      res.statusCode = error.status;
-      res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      res.setHeader('X-Request-Id', requestId);
-      res.end(JSON.stringify(errorEnvelope(error, requestId)));
+      sendError(req, res, error, randomUUID());
     }
   });
-  server.requestTimeout = 0;
-  server.headersTimeout = 30_000;
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket));
+  server.headersTimeout = timeouts.headersTimeoutMs;
+  server.requestTimeout = timeouts.requestTimeoutMs;
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -102,17 +130,24 @@ function checkHostAndOrigin(req: http.IncomingMessage, allowedHosts: Set<string>
   }
 }
 
-async function readJson(req: http.IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_MCP_BODY_BYTES) throw new GleanerError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_MCP_BODY_BYTES} bytes.`);
-    chunks.push(chunk as Buffer);
+/**
+ * Requests Node refuses before any handler runs (headers over 16 KB, a malformed request line,
+ * headers or body too slow) still get the error envelope, as a 400, and the connection is closed.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+  if (!socket.writable || (error.code === 'ECONNRESET')) {
+    socket.destroy();
+    return;
   }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch (error) {
-    throw new GleanerError('INVALID_REQUEST', `The request body is not valid JSON: ${(error as Error).message}`);
-  }
+  const message =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? 'The request line and headers are larger than 16 KB; send long values in a POST body.'
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'The request did not arrive in time.'
+        : 'The request is not valid HTTP.';
+  const requestId = randomUUID();
+  const body = JSON.stringify(errorEnvelope(new GleanerError('INVALID_REQUEST', message), requestId));
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

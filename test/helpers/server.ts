@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { createApp, type App, type AppOptions } from '../../src/app.js';
-import { startHttpServer } from '../../src/surfaces/http-server.js';
+import { startHttpServer, type ServerTimeouts } from '../../src/surfaces/http-server.js';
 import type { PlanName } from '../../src/accounts/plans.js';
 import { silentLogger } from '../../src/log.js';
 
@@ -28,13 +28,17 @@ export interface TestServerOptions extends Pick<AppOptions, 'clock' | 'operation
   env?: Record<string, string>;
   /** Reuse a data folder (to test restarts). */
   dataDir?: string;
+  /** Slow-client limits of the HTTP server (tests shorten the body deadline). */
+  timeouts?: Partial<ServerTimeouts>;
+  /** A logger of the test's own (to read the access log); silent otherwise. */
+  logger?: AppOptions['logger'];
 }
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-test-'));
   const config = loadConfig({ GLEANER_DATA_DIR: dataDir, GLEANER_LOG_LEVEL: 'silent', ...options.env });
-  const app = await createApp(config, { logger: silentLogger, clock: options.clock, operations: options.operations, resolver: options.resolver });
-  const server = await startHttpServer(app, { host: '127.0.0.1', port: 0 });
+  const app = await createApp(config, { logger: options.logger ?? silentLogger, clock: options.clock, operations: options.operations, resolver: options.resolver });
+  const server = await startHttpServer(app, { host: '127.0.0.1', port: 0, timeouts: options.timeouts });
   const baseUrl = server.url;
   return {
     baseUrl,

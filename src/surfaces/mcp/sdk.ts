@@ -4,12 +4,30 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { z } from 'zod';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, CreateMessageResultSchema, ListToolsRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolSet } from './toolset.js';
+import type { ToolOutcome, ToolSet } from './toolset.js';
 import type { ChatModel, ChatRequest } from '../../ai/chat.js';
+import { ERROR_CODES, GleanerError, type ErrorCode } from '../../errors.js';
+import { requestsTotal } from '../../observability/metrics.js';
+import { apiKeyFrom } from '../auth.js';
+
+/**
+ * tools/call with `arguments` of any JSON type. The SDK's own schema (and the Server's wrapper
+ * around tools/call handlers) reject a non-object with a raw validation dump as -32603/-32602;
+ * taking anything here lets the tool answer INVALID_REQUEST like REST does.
+ */
+const LooseCallToolRequestSchema = CallToolRequestSchema.extend({
+  params: CallToolRequestSchema.shape.params.extend({ arguments: z.unknown().optional() }),
+});
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 type SendRequest = (request: { method: 'sampling/createMessage'; params: Record<string, unknown> }, schema: typeof CreateMessageResultSchema) => Promise<{ content: unknown }>;
 
@@ -45,6 +63,18 @@ export interface ServerIdentity {
   instructions: string;
 }
 
+function invalidArguments(): ToolOutcome {
+  const error = new GleanerError('INVALID_REQUEST', 'The tool arguments must be a JSON object of named parameters.');
+  return { isError: true, body: { error: { code: error.code, message: error.message, requestId: randomUUID() } }, text: `${error.code}: ${error.message}` };
+}
+
+/** The HTTP status a tool call's outcome stands for, for the request counter. */
+function outcomeStatus(outcome: ToolOutcome): string {
+  if (!outcome.isError) return '200';
+  const code = (outcome.body as { error?: { code?: string } })?.error?.code;
+  return code && code in ERROR_CODES ? String(ERROR_CODES[code as ErrorCode].status) : '500';
+}
+
 /** One SDK server over the tool set; `apiKeyOf` says which key a call acts as. */
 function createSdkServer(identity: ServerIdentity, tools: ToolSet, apiKeyOf: (headers: Record<string, unknown> | undefined) => string | undefined): Server {
   const server = new Server(
@@ -52,10 +82,18 @@ function createSdkServer(identity: ServerIdentity, tools: ToolSet, apiKeyOf: (he
     { capabilities: { tools: {}, logging: {} }, instructions: identity.instructions },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list() }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  // Registered on Protocol, past the Server's tools/call wrapper: see LooseCallToolRequestSchema.
+  Protocol.prototype.setRequestHandler.call(server, LooseCallToolRequestSchema, async (request, extra) => {
+    // Absent arguments are no arguments; null, a string, an array or a number are a mistake.
+    const args = request.params.arguments === undefined ? {} : request.params.arguments;
+    if (!isPlainObject(args)) {
+      const outcome = invalidArguments();
+      requestsTotal.inc({ surface: 'mcp', operation: request.params.name, status: outcomeStatus(outcome) });
+      return { content: [{ type: 'text' as const, text: outcome.text! }], structuredContent: outcome.body as Record<string, unknown>, isError: true };
+    }
     const progressToken = request.params._meta?.progressToken;
     const canSample = Boolean(server.getClientCapabilities()?.sampling);
-    const outcome = await tools.call(request.params.name, request.params.arguments ?? {}, {
+    const outcome = await tools.call(request.params.name, args, {
       sampling: canSample ? samplingModel(extra.sendRequest as unknown as SendRequest) : undefined,
       apiKey: apiKeyOf(extra.requestInfo?.headers as Record<string, unknown> | undefined),
       signal: extra.signal,
@@ -70,6 +108,7 @@ function createSdkServer(identity: ServerIdentity, tools: ToolSet, apiKeyOf: (he
                 })
                 .catch(() => undefined),
     });
+    requestsTotal.inc({ surface: 'mcp', operation: request.params.name, status: outcomeStatus(outcome) });
     const text = outcome.isError ? (outcome.text ?? JSON.stringify(outcome.body)) : JSON.stringify(outcome.body, null, 2);
     return {
       content: [{ type: 'text' as const, text }],
@@ -82,20 +121,53 @@ function createSdkServer(identity: ServerIdentity, tools: ToolSet, apiKeyOf: (he
 
 /** Serves the tools over stdio; stdout carries the protocol only. */
 export async function serveStdio(identity: ServerIdentity, tools: ToolSet, apiKey: string | undefined): Promise<() => Promise<void>> {
-  const server = createSdkServer(identity, tools, () => apiKey);
+  const server = createSdkServer(identity, apiKey ? tools : withStdioKeyHint(tools), () => apiKey);
   const transport = new StdioServerTransport();
   await server.connect(transport);
   return () => server.close();
 }
 
+/** Over stdio there are no headers: a missing key is fixed in the server's environment, so say so. */
+function withStdioKeyHint(tools: ToolSet): ToolSet {
+  const message =
+    'Missing API key: set GLEANER_API_KEY in the environment of the Gleaner MCP server (in Claude Desktop, the "env" of its entry). Create one with "gleaner keys create".';
+  return {
+    list: () => tools.list(),
+    async call(name, args, context) {
+      const outcome = await tools.call(name, args, context);
+      const error = (outcome.body as { error?: { code?: string; requestId?: string } })?.error;
+      if (!outcome.isError || error?.code !== 'UNAUTHORIZED') return outcome;
+      return { isError: true, body: { error: { code: 'UNAUTHORIZED', message, requestId: error.requestId } }, text: `UNAUTHORIZED: ${message}` };
+    },
+  };
+}
+
+/** Who opens and uses a session: the key's account (or "keyless"), and how its rate is taken. */
+export interface SessionOwner {
+  id: string;
+  /** Counts opening a session against the key's rate; throws RATE_LIMIT_EXCEEDED. */
+  admit?: () => Promise<unknown>;
+}
+
+export interface StreamableHttpOptions {
+  /** A session unused this long is closed (clients that vanish without DELETE). */
+  idleMs?: number;
+  /** Open sessions one key may hold at once. */
+  maxSessionsPerOwner?: number;
+}
+
 /**
  * Streamable HTTP with stateful sessions (sampling needs them). The caller has already checked
- * Host, Origin and the key; this routes each request to its session's transport.
+ * Host, Origin and the key; this routes each request to its session's transport. A session belongs
+ * to the key that opened it: any other key is told it does not exist, for use and DELETE alike.
  */
-export function createStreamableHttpHandler(identity: ServerIdentity, tools: ToolSet, options: { idleMs?: number } = {}) {
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server; lastSeen: number }>();
-  // Clients that vanish without DELETE would otherwise keep their session (and its server) forever.
-  const idleMs = options.idleMs ?? 30 * 60_000;
+export function createStreamableHttpHandler(identity: ServerIdentity, tools: ToolSet, options: StreamableHttpOptions = {}) {
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server; lastSeen: number; owner: string }>();
+  // Sessions being opened, so concurrent initializes cannot pass the cap together.
+  const opening = new Map<string, number>();
+  const idleMs = options.idleMs ?? 10 * 60_000;
+  const maxPerOwner = options.maxSessionsPerOwner ?? 10;
+  const countOf = (owner: string) => [...sessions.values()].filter((s) => s.owner === owner).length + (opening.get(owner) ?? 0);
   const sweeper = setInterval(() => {
     const cutoff = Date.now() - idleMs;
     for (const [id, session] of sessions) {
@@ -106,14 +178,10 @@ export function createStreamableHttpHandler(identity: ServerIdentity, tools: Too
     }
   }, Math.min(idleMs, 60_000));
   sweeper.unref();
-  const apiKeyOf = (headers: Record<string, unknown> | undefined) => {
-    const value = headers?.['x-api-key'];
-    return Array.isArray(value) ? String(value[0]) : typeof value === 'string' ? value : undefined;
-  };
-
-  async function handle(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, body: unknown, owner: SessionOwner): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
-    const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    const found = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    const existing = found?.owner === owner.id ? found : undefined;
     if (existing) {
       existing.lastSeen = Date.now();
       await existing.transport.handleRequest(req, res, body);
@@ -127,17 +195,31 @@ export function createStreamableHttpHandler(identity: ServerIdentity, tools: Too
       sendJsonRpcError(res, 400, -32000, 'Bad request: no Mcp-Session-Id header; the first request of a session must be initialize.');
       return;
     }
-    const server = createSdkServer(identity, tools, apiKeyOf);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, { transport, server, lastSeen: Date.now() }),
-      onsessionclosed: (id) => void sessions.delete(id),
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-    };
-    await server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    if (countOf(owner.id) >= maxPerOwner) {
+      throw new GleanerError(
+        'RATE_LIMIT_EXCEEDED',
+        `This key already has ${maxPerOwner} open MCP sessions. Close one (DELETE /mcp with its Mcp-Session-Id) or reuse it; idle sessions close after ${Math.round(idleMs / 60_000)} min.`,
+      );
+    }
+    await owner.admit?.();
+    opening.set(owner.id, (opening.get(owner.id) ?? 0) + 1);
+    try {
+      const server = createSdkServer(identity, tools, apiKeyFrom);
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => void sessions.set(id, { transport, server, lastSeen: Date.now(), owner: owner.id }),
+        onsessionclosed: (id) => void sessions.delete(id),
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) sessions.delete(transport.sessionId);
+      };
+      await server.connect(transport);
+      await transport.handleRequest(req, res, body);
+    } finally {
+      const left = (opening.get(owner.id) ?? 1) - 1;
+      if (left > 0) opening.set(owner.id, left);
+      else opening.delete(owner.id);
+    }
   }
 
   async function close(): Promise<void> {

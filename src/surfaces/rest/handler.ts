@@ -1,25 +1,32 @@
 /**
  * The REST API under /v1: routes from the table, input from path, query and JSON body, every call
- * through the gate, every error in the envelope with a request id.
+ * through the gate, every error in the envelope with a request id. The key is checked before the
+ * body is read, so a client without one cannot hold a connection open by trickling a body.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { App } from '../../app.js';
-import { GleanerError, errorEnvelope, toGleanerError } from '../../errors.js';
+import { GleanerError, toGleanerError } from '../../errors.js';
 import { buildRoutes, type Route } from './routes.js';
 import { queryToInput } from './query.js';
 import { inputJsonSchema } from '../schema.js';
 import { openApiDocument } from './openapi.js';
+import { apiKeyFrom } from '../auth.js';
+import { readJsonBody, type BodyLimits } from '../body.js';
+import { sendError, sendJson } from '../reply.js';
+import { note } from '../access.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
-export function createRestHandler(app: App): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function createRestHandler(app: App, options: { bodyDeadlineMs: number }): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const limits: BodyLimits = { maxBytes: MAX_BODY_BYTES, deadlineMs: options.bodyDeadlineMs };
   const routes = buildRoutes(app.operations);
   const openapi = JSON.stringify(openApiDocument(app.operations));
 
   return async (req, res) => {
     const requestId = randomUUID();
     res.setHeader('X-Request-Id', requestId);
+    note(res, { surface: 'rest', requestId });
     const abort = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
@@ -27,27 +34,27 @@ export function createRestHandler(app: App): (req: IncomingMessage, res: ServerR
     try {
       const url = new URL(req.url ?? '/', 'http://gleaner.local');
       if (url.pathname === '/v1/openapi.json' && (req.method === 'GET' || req.method === 'HEAD')) {
-        send(res, 200, openapi);
+        note(res, { route: '/v1/openapi.json', operation: 'openapi' });
+        sendJson(res, 200, openapi);
         return;
       }
       const { route, params } = findRoute(routes, req.method ?? 'GET', url.pathname);
+      note(res, { route: route.path, operation: route.operation.name });
+      const apiKey = apiKeyFrom(req.headers);
+      const account = await app.services.accounts.authenticate(apiKey);
+      note(res, { accountId: account.id });
       const input = {
-        ...(route.method === 'POST' ? await readJsonBody(req) : queryToInput(url.searchParams, inputJsonSchema(route.operation))),
+        ...(route.method === 'POST' ? await readObjectBody(req, limits) : queryToInput(url.searchParams, inputJsonSchema(route.operation))),
         ...params,
       };
-      const result = await app.gate.call(route.operation, input, {
-        apiKey: headerValue(req, 'x-api-key'),
-        requestId,
-        signal: abort.signal,
-      });
+      const result = await app.gate.call(route.operation, input, { apiKey, requestId, signal: abort.signal });
       for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
-      send(res, result.status, JSON.stringify(result.body));
+      note(res, { credits: Number(result.headers['X-Credits-Used'] ?? 0) });
+      sendJson(res, result.status, JSON.stringify(result.body));
     } catch (thrown) {
       const error = toGleanerError(thrown);
       if (error.code === 'INTERNAL_ERROR') app.log.error({ err: thrown, requestId }, 'internal error');
-      for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-      if (!res.headersSent) send(res, error.status, JSON.stringify(errorEnvelope(error, requestId)));
-      else res.end();
+      sendError(req, res, error, requestId);
     }
   };
 }
@@ -68,42 +75,11 @@ function findRoute(routes: Route[], method: string, pathname: string): { route: 
   throw new GleanerError('NOT_FOUND', `No route ${method} ${pathname}. The API is described at GET /v1/openapi.json.`);
 }
 
-async function readJsonBody(req: IncomingMessage): Promise<Record<string, unknown>> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw tooLarge();
-    chunks.push(chunk as Buffer);
+async function readObjectBody(req: IncomingMessage, limits: BodyLimits): Promise<Record<string, unknown>> {
+  const body = await readJsonBody(req, limits);
+  if (body === undefined) return {};
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new GleanerError('INVALID_REQUEST', 'The request body must be a JSON object.');
   }
-  const text = Buffer.concat(chunks).toString('utf8').trim();
-  if (text === '') return {};
-  try {
-    const body = JSON.parse(text) as Record<string, unknown>;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw new GleanerError('INVALID_REQUEST', 'The request body must be a JSON object.');
-    }
-    return body;
-  } catch (error) {
-    if (error instanceof GleanerError) throw error;
-    throw new GleanerError('INVALID_REQUEST', `The request body is not valid JSON: ${(error as Error).message}`);
-  }
-}
-
-function tooLarge(): GleanerError {
-  return new GleanerError('PAYLOAD_TOO_LARGE', `The request body is larger than ${MAX_BODY_BYTES} bytes.`);
-}
-
-function headerValue(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-function send(res: ServerResponse, status: number, body: string): void {
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.end(body);
+  return body as Record<string, unknown>;
 }

@@ -1,5 +1,6 @@
 /** The REST routes, derived from the table of operations: canonical paths and their aliases. */
 import type { AnyOperation } from '../../operations/define.js';
+import { GleanerError } from '../../errors.js';
 
 export interface Route {
   method: 'GET' | 'POST' | 'DELETE';
@@ -19,8 +20,17 @@ function compile(path: string): (pathname: string) => Record<string, string> | u
   return (pathname) => {
     const found = regex.exec(pathname);
     if (!found) return undefined;
-    return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(found[i + 1])]));
+    return Object.fromEntries(names.map((name, i) => [name, decodeParam(name, found[i + 1])]));
   };
+}
+
+/** A malformed %-escape (`/v1/jobs/%ZZ`) is the client's mistake: a 400, not a URIError. */
+function decodeParam(name: string, raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new GleanerError('INVALID_REQUEST', `The path parameter ${name} has a malformed %-escape.`);
+  }
 }
 
 export function buildRoutes(operations: AnyOperation[]): Route[] {

@@ -1,0 +1,69 @@
+/**
+ * The process's Prometheus metrics (prom-client). This sits below every other layer so the gate,
+ * the jobs and the surfaces can all record into it without importing one another. One registry
+ * per process: metric names are registered once, however many apps a test builds.
+ */
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry, prefix: 'gleaner_' });
+
+export const requestsTotal = new Counter({
+  name: 'gleaner_requests_total',
+  help: 'Requests answered, by surface (rest; mcp: a tool call; mcp_http: a request to /mcp; ops: /healthz, /metrics), operation and status (HTTP status, or its equivalent for a tool call).',
+  labelNames: ['surface', 'operation', 'status'] as const,
+  registers: [registry],
+});
+
+export const upstreamFailuresTotal = new Counter({
+  name: 'gleaner_upstream_failures_total',
+  help: 'Operations that failed because of an upstream (an UPSTREAM_* error), by platform and error code.',
+  labelNames: ['platform', 'code'] as const,
+  registers: [registry],
+});
+
+export const jobsTotal = new Counter({
+  name: 'gleaner_jobs_total',
+  help: 'Jobs settled, by operation and outcome (completed, failed).',
+  labelNames: ['operation', 'status'] as const,
+  registers: [registry],
+});
+
+export const jobDurationSeconds = new Histogram({
+  name: 'gleaner_job_duration_seconds',
+  help: 'Time a job ran, from start to settlement, by operation and outcome.',
+  labelNames: ['operation', 'status'] as const,
+  buckets: [0.1, 0.5, 1, 5, 15, 60, 300, 1800],
+  registers: [registry],
+});
+
+export const creditsChargedTotal = new Counter({
+  name: 'gleaner_credits_charged_total',
+  help: 'Credits charged for calls that succeeded, by operation.',
+  labelNames: ['operation'] as const,
+  registers: [registry],
+});
+
+/** The platform an operation worked on: from the URL it was given, else from its name. */
+export function platformOf(operation: string, input: unknown): string {
+  const url = input && typeof input === 'object' ? (input as Record<string, unknown>).url : undefined;
+  if (typeof url === 'string') {
+    let host = '';
+    try {
+      host = new URL(url).hostname.toLowerCase();
+    } catch {
+      /* not a URL: fall back to the name */
+    }
+    const known: Array<[RegExp, string]> = [
+      [/(^|\.)(youtube\.com|youtu\.be|youtube-nocookie\.com)$/, 'youtube'],
+      [/(^|\.)tiktok\.com$/, 'tiktok'],
+      [/(^|\.)instagram\.com$/, 'instagram'],
+      [/(^|\.)(x\.com|twitter\.com)$/, 'x'],
+      [/(^|\.)(facebook\.com|fb\.watch)$/, 'facebook'],
+    ];
+    for (const [pattern, platform] of known) if (pattern.test(host)) return platform;
+  }
+  const prefix = operation.split('_')[0];
+  // Any other site (a page, a media file) is the open web.
+  return ['youtube', 'tiktok', 'instagram', 'x', 'facebook'].includes(prefix) ? prefix : 'web';
+}
