@@ -463,6 +463,19 @@ describe('Pro+ operations', () => {
     expect(several.body.error.message).toContain('playlistId and channelId');
     expect((await post('/v1/youtube/video/batch', { videoIds: ['kX3nB4PpJko'], limit: 51 })).status).toBe(400);
   });
+
+  it('video batch: 1 credit when any video was read, nothing when every item failed', async () => {
+    const key = await server.createKey('Pro', { credits: 10 });
+    const failed = await post('/v1/youtube/video/batch', { videoIds: ['8VajtrESJzA', 'nope', 'https://youtu.be/don-t-exist'] }, key);
+    expect(failed.status).toBe(200);
+    expect(failed.body.stats).toEqual({ total: 3, succeeded: 0, failed: 3 });
+    expect(failed.headers.get('x-credits-used')).toBe('0');
+    expect(await credits(key)).toBe(10);
+    const one = await post('/v1/youtube/video/batch', { videoIds: ['nope', 'kX3nB4PpJko'] }, key);
+    expect(one.body.stats).toMatchObject({ succeeded: 1, failed: 1 });
+    expect(one.headers.get('x-credits-used')).toBe('1');
+    expect(await credits(key)).toBe(9);
+  });
 });
 
 describe('youtube_transcript_batch', () => {

@@ -321,7 +321,7 @@ export const youtubeVideoBatch = defineOperation({
   name: 'youtube_video_batch',
   title: 'Metadata of many YouTube videos',
   description:
-    'Returns the metadata of many YouTube videos (title, description, duration, channel, tags, thumbnail, upload date, views, likes, caption languages): give exactly one of videoIds (up to 50), playlistId or channelId (its latest uploads); limit (1 to 50, default 10) caps how many videos of a playlist or channel are read. One result per video with the video or an errorCode. Costs 1 credit. Pro plan or higher.',
+    'Returns the metadata of many YouTube videos (title, description, duration, channel, tags, thumbnail, upload date, views, likes, caption languages): give exactly one of videoIds (up to 50), playlistId or channelId (its latest uploads); limit (1 to 50, default 10) caps how many videos of a playlist or channel are read. One result per video with the video or an errorCode. Costs 1 credit, nothing when no video could be read. Pro plan or higher.',
   http: { method: 'POST', path: '/v1/youtube/video/batch', aliases: ['/v1/vidsite/video/batch'] },
   input: z
     .object({
@@ -336,7 +336,8 @@ export const youtubeVideoBatch = defineOperation({
       if (given.length > 1) ctx.addIssue({ code: 'custom', path: [given[1]], message: `give only one of videoIds, playlistId or channelId (got ${given.join(' and ')})` });
     }),
   plan: 'Pro',
-  cost: 1,
+  // Failed work charges nothing: a batch in which every item failed is free.
+  cost: { reserve: () => 1, settle: (_input, result: { stats: { succeeded: number } }) => (result.stats.succeeded > 0 ? 1 : 0) },
   kind: 'sync',
   readOnly: true,
   openWorld: true,
