@@ -10,6 +10,8 @@ import { RateLimiter } from './accounts/rate.js';
 import { systemClock, type Clock } from './accounts/clock.js';
 import { Jobs } from './jobs/jobs.js';
 import { HttpClient, type Resolver } from './net/http.js';
+import { parseProxyList } from './net/egress.js';
+import { CookieJar } from './net/cookies.js';
 import { Gate } from './gate/gate.js';
 import { OPERATIONS } from './operations/table.js';
 import { resumeWebhooks } from './operations/web.js';
@@ -50,6 +52,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     perHostConcurrency: config.GLEANER_HOST_CONCURRENCY,
     resolver: options.resolver,
     proxyUrl: config.GLEANER_PROXY_URL,
+    platformProxies: {
+      youtube: parseProxyList(config.GLEANER_PROXY_URL_YOUTUBE),
+      tiktok: parseProxyList(config.GLEANER_PROXY_URL_TIKTOK),
+      instagram: parseProxyList(config.GLEANER_PROXY_URL_INSTAGRAM),
+      x: parseProxyList(config.GLEANER_PROXY_URL_X),
+      facebook: parseProxyList(config.GLEANER_PROXY_URL_FACEBOOK),
+    },
+    cookies: config.GLEANER_COOKIES_FILE ? CookieJar.fromFile(config.GLEANER_COOKIES_FILE) : undefined,
   });
   const chat = config.GLEANER_LLM_URL
     ? openAiChatModel(http, { baseUrl: config.GLEANER_LLM_URL, apiKey: config.GLEANER_LLM_API_KEY, model: config.GLEANER_LLM_MODEL })
