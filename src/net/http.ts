@@ -51,6 +51,11 @@ export interface FetchOptions {
   guard?: boolean;
   /** Retries on 429, 5xx and connection resets; default 2 for GET and HEAD, 0 for other methods. */
   retries?: number;
+  /**
+   * False: a 429 is the answer, not retried. Platforms that block by address (YouTube) only extend
+   * the block when asked again from the same exit; their adapters rotate the exit instead.
+   */
+  retryRateLimited?: boolean;
 }
 
 export interface FetchResponse {
@@ -278,7 +283,7 @@ export class HttpClient {
           break;
         }
         if ('retryStatus' in outcome) {
-          if (attempt < retries && !signal.aborted) {
+          if (attempt < retries && !signal.aborted && (outcome.retryStatus !== 429 || options.retryRateLimited !== false)) {
             const wait = this.retryDelay(attempt, outcome.retryAfter);
             if (wait !== null) {
               await this.backoff(attempt, wait, signal, current, undefined);

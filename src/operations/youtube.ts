@@ -32,6 +32,7 @@ function transcriptDeps(ctx: OperationContext, aiTranslation: boolean) {
     http: ctx.services.http,
     store: ctx.services.store,
     fallback: youtubeTranscriptHooks.fallback?.(ctx),
+    youtube: { clients: ctx.services.config.GLEANER_YOUTUBE_CLIENTS, poTokenProvider: ctx.services.config.GLEANER_YOUTUBE_POT_PROVIDER_URL },
     ...(aiTranslation ? { translator: aiTranslator(ctx) } : {}),
   };
 }
