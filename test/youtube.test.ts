@@ -480,8 +480,8 @@ describe('Pro+ operations', () => {
 
 describe('youtube_transcript_batch', () => {
   it('returns 50 items in order, charges only the successes, and runs concurrently', async () => {
-    // Timing needs many distinct videos: 40 ids are answered with GJLlxj_dtq8's recorded player reply.
-    const ids = Array.from({ length: 80 }, (_, i) => `batch${String(i).padStart(6, '0')}`);
+    // Many distinct videos (no store hits): 40 ids are answered with GJLlxj_dtq8's recorded player reply.
+    const ids = Array.from({ length: 40 }, (_, i) => `batch${String(i).padStart(6, '0')}`);
     for (const id of ids) replay.alias(id, 'GJLlxj_dtq8');
     const forms = [(id: string) => `https://www.youtube.com/watch?v=${id}`, (id: string) => `https://youtu.be/${id}`, (id: string) => `https://www.youtube.com/shorts/${id}`, (id: string) => id];
     const urls: string[] = ids.slice(0, 40).map((id, i) => forms[i % forms.length](id));
@@ -490,6 +490,7 @@ describe('youtube_transcript_batch', () => {
     expect(urls).toHaveLength(50);
 
     replay.latencyMs = 40;
+    replay.maxInFlight = 0;
     try {
       const key = await server.createKey('Pro');
       const started = performance.now();
@@ -508,13 +509,9 @@ describe('youtube_transcript_batch', () => {
       const codes = new Set(reply.body.results.filter((r: { errorCode?: string }) => r.errorCode).map((r: { errorCode: string }) => r.errorCode));
       expect(codes).toEqual(new Set(['INVALID_REQUEST', 'TRANSCRIPT_UNAVAILABLE', 'CONTENT_UNAVAILABLE', 'CONTENT_NOT_FOUND']));
 
-      // The same 50 as single calls, one after another (fresh ids, so the store does not answer).
-      const singleUrls = urls.map((url) => url.replace(/batch0000(\d\d)/, (_, n: string) => `batch0000${String(Number(n) + 40).padStart(2, '0')}`));
-      const singleStarted = performance.now();
-      for (const url of singleUrls) await get(`/v1/youtube/transcript?url=${q(url)}`, key);
-      const singlesMs = performance.now() - singleStarted;
-      console.log(`transcript batch of 50 (40 found, 10 failing; 40 ms upstream latency): ${batchMs.toFixed(0)} ms; the same as 50 single calls: ${singlesMs.toFixed(0)} ms`);
-      expect(batchMs).toBeLessThan(singlesMs / 3);
+      // Concurrency is shown by the upstream seeing several requests at once (timing is for bench/).
+      console.log(`transcript batch of 50 (40 found, 10 failing; 40 ms upstream latency): ${batchMs.toFixed(0)} ms, ${replay.maxInFlight} upstream requests at once`);
+      expect(replay.maxInFlight).toBeGreaterThan(1);
     } finally {
       replay.latencyMs = 0;
     }

@@ -30,7 +30,7 @@ export function youtubeClients(setting: string | undefined): InnerTubeClient[] {
 export type PlayerOutcome =
   | { kind: 'playable'; client: InnerTubeClient; info: YT.VideoInfo }
   /** The video is refused to everyone on this client (private, age-restricted, region-locked, unplayable). */
-  | { kind: 'refused'; client: InnerTubeClient; error: GleanerError }
+  | { kind: 'refused'; client: InnerTubeClient; error: GleanerError; reason: string }
   /** This server is refused (bot check, 429, challenge page). */
   | { kind: 'blocked'; client: InnerTubeClient; error: GleanerError };
 
@@ -46,7 +46,8 @@ export async function askPlayer(yt: Innertube, videoId: string, client: InnerTub
   const error = playabilityError(info, videoId, client);
   if (!error) return { kind: 'playable', client, info };
   if (error.code === 'CONTENT_NOT_FOUND') throw error;
-  return error.code === 'UPSTREAM_BLOCKED' ? { kind: 'blocked', client, error } : { kind: 'refused', client, error };
+  if (error.code === 'UPSTREAM_BLOCKED') return { kind: 'blocked', client, error };
+  return { kind: 'refused', client, error, reason: info.playability_status?.reason ?? '' };
 }
 
 /**
@@ -75,6 +76,8 @@ export async function throughClients<T>(
       }
       continue;
     }
+    // A private or removed video is so for every client: asking the others only adds requests.
+    if (outcome.kind === 'refused' && /private|removed|terminated/i.test(outcome.reason)) break;
     if (outcome.kind !== 'playable') continue;
     const result = await accept(outcome);
     if (result !== undefined) return { result, outcomes, exits: pool };

@@ -101,6 +101,9 @@ async function fetchTranscript(deps: TranscriptDeps, request: TranscriptRequest)
     // Nobody would play it: the video's own refusal (private, age-restricted) says more than a block of this server.
     const refused = outcomes.find((o) => o.kind === 'refused');
     if (refused && refused.kind === 'refused') throw refused.error;
+    // A consent wall has its own way out (cookies); any other block is the bot check's.
+    const consent = outcomes.find((o) => o.kind === 'blocked' && /consent/i.test(o.error.message));
+    if (consent && consent.kind === 'blocked') throw consent.error;
     throw botCheckError(`the video ${request.videoId}`, { clients, exits });
   }
   // Captions exist but none could be read: YouTube wants a PO token.
