@@ -12,6 +12,7 @@ import { Jobs } from './jobs/jobs.js';
 import { HttpClient, type Resolver } from './net/http.js';
 import { parseProxyList } from './net/egress.js';
 import { CookieJar } from './net/cookies.js';
+import { youtubeClients } from './platforms/youtube/clients.js';
 import { Gate } from './gate/gate.js';
 import { OPERATIONS } from './operations/table.js';
 import { resumeWebhooks } from './operations/web.js';
@@ -40,6 +41,8 @@ export interface AppOptions {
 
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const log = options.logger ?? createLogger(config.GLEANER_LOG_LEVEL);
+  // An unknown InnerTube client name stops the start, naming it, rather than failing every transcript.
+  youtubeClients(config.GLEANER_YOUTUBE_CLIENTS);
   const store = await openStore({ dataDir: config.GLEANER_DATA_DIR, storeUrl: config.GLEANER_STORE_URL });
   const accounts = new Accounts(store, options.clock ?? systemClock);
   const jobs = new Jobs(store, log, config.GLEANER_JOB_CONCURRENCY);

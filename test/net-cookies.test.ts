@@ -77,6 +77,8 @@ describe('GLEANER_COOKIES_FILE', () => {
     await client.fetch('https://www.example.com/');
     // A caller's own Cookie header wins.
     await client.fetch('https://www.youtube.com/', { headers: { Cookie: 'own=1' } });
+    expect(client.cookie('https://x.com/i/api/graphql', 'ct0')).toBe('csrf-token-value');
+    expect(client.cookie('https://www.example.com/', 'TRACK')).toBeUndefined();
     expect(seen).toEqual([
       { host: 'www.youtube.com', cookie: 'SID=yt-session; __Secure-3PSID=yt-secure' },
       { host: 'x.com', cookie: 'ct0=csrf-token-value; auth_token=x-auth' },

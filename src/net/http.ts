@@ -208,6 +208,14 @@ export class HttpClient {
     }
   }
 
+  /**
+   * One cookie's value from GLEANER_COOKIES_FILE for a URL, for adapters that must also send it as
+   * a header (X wants ct0 as x-csrf-token). Undefined without a file or a match.
+   */
+  cookie(url: string | URL, name: string): string | undefined {
+    return this.options.cookies?.value(url, name);
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.guardedAgent.close(), this.openAgent.close(), this.egress.close()]);
   }
