@@ -319,4 +319,21 @@ describe('egress: a proxy pool for YouTube', () => {
     expect(blockedYoutube.requests.length - blockedMark).toBe(1);
     expect(proxyBlocked.connects).toHaveLength(1);
   });
+
+  it('metadata (WEB) moves to the next proxy too when its exit is blocked', async () => {
+    const s = await server({ GLEANER_PROXY_URL_YOUTUBE: `${proxyBlocked.url},${proxyClean.url}` });
+    const key = await s.createKey('Free', { credits: 10 });
+    const blockedMark = blockedYoutube.requests.length;
+    const connectsBefore = proxyBlocked.connects.length;
+    const reply = await s.request('GET', `/v1/metadata?url=${q('https://www.youtube.com/watch?v=kX3nB4PpJko')}`, { apiKey: key });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body).toMatchObject({ id: 'kX3nB4PpJko', durationSeconds: 937 });
+    expect(blockedYoutube.requests.slice(blockedMark).filter((r) => r.path === '/youtubei/v1/player')).toHaveLength(1);
+    // The player and watch requests go out together: one tunnel each, then none more to the blocked exit.
+    const connectsAfter = proxyBlocked.connects.length;
+    expect(connectsAfter - connectsBefore).toBeGreaterThanOrEqual(1);
+    const again = await s.request('GET', `/v1/metadata?url=${q('https://youtu.be/kX3nB4PpJko')}`, { apiKey: key });
+    expect(again.status).toBe(200);
+    expect(proxyBlocked.connects.length).toBe(connectsAfter);
+  });
 });

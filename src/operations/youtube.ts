@@ -16,6 +16,7 @@ import { youtubeSearch } from '../platforms/youtube/search.js';
 import { youtubeChannel, youtubeChannelVideos, youtubePlaylist, youtubePlaylistVideos } from '../platforms/youtube/listings.js';
 import { innertube } from '../platforms/youtube/client.js';
 import { loadVideo, toVideo, type YoutubeVideo } from '../platforms/youtube/video.js';
+import { onFreshExits } from '../platforms/youtube/clients.js';
 import { youtubeSpeechFallback } from './youtube-fallback.js';
 
 /**
@@ -352,7 +353,7 @@ export const youtubeVideoBatch = defineOperation({
     const results = await inOrder(refs, BATCH_WIDTH, async (ref): Promise<VideoBatchItem> => {
       try {
         const videoId = parseVideoRef(ref);
-        return { videoId, video: toVideo(await loadVideo(yt, videoId)) };
+        return { videoId, video: toVideo(await onFreshExits(http, () => loadVideo(yt, videoId))) };
       } catch (error) {
         const failure = toGleanerError(error);
         return { videoId: ref, errorCode: failure.code, message: failure.message };

@@ -84,3 +84,19 @@ export async function throughClients<T>(
   }
   return { outcomes, exits: pool };
 }
+
+/**
+ * Runs `work` (a YouTube call on one client, e.g. metadata's WEB player and watch replies) and, when
+ * it is blocked and a proxy pool has another exit, once more from each further exit, never twice
+ * from the same one.
+ */
+export async function onFreshExits<T>(http: HttpClient, work: () => Promise<T>): Promise<T> {
+  for (let exitsLeft = Math.max(0, http.egress.poolSize('youtube') - 1); ; exitsLeft--) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isGleanerError(error) || error.code !== 'UPSTREAM_BLOCKED') throw error;
+      if (!http.egress.rotate('youtube') || exitsLeft <= 0) throw error;
+    }
+  }
+}
