@@ -50,7 +50,7 @@ function asWeb2026(body: string, options: { xpe?: boolean } = {}): string {
   return JSON.stringify(player);
 }
 
-type Scenario = 'normal' | 'empty-web' | 'bot-check' | 'consent' | 'garbled';
+type Scenario = 'normal' | 'empty-web' | 'garbled-web' | 'bot-check' | 'consent' | 'garbled';
 let scenario: Scenario = 'normal';
 
 /** How the loopback YouTube answers in each scenario (the recordings answer the rest). */
@@ -60,7 +60,7 @@ function youtube2026(request: ReplayRequest): ReplayAnswer | undefined {
     const id = /videoId=(\S+)/.exec(request.key)?.[1];
     if (scenario === 'bot-check') return json(BOT_CHECK);
     if (scenario === 'consent') return { type: 'text/html; charset=utf-8', body: CONSENT_PAGE };
-    if (scenario === 'garbled') return json('{"responseContext": {}, "playabilityStatus": ');
+    if (scenario === 'garbled' || (scenario === 'garbled-web' && request.client === 'WEB')) return json('{"responseContext": {}, "playabilityStatus": ');
     if (request.client === 'WEB') {
       if (id === 'kX3nB4PpJko') return json(asWeb2026(VISIONOS_KX3, { xpe: scenario !== 'empty-web' }));
       if (id === 'GJLlxj_dtq8') return json(asWeb2026(WEB_GJL));
@@ -199,6 +199,13 @@ describe('captions when WEB wants a PO token (clients WEB,VISIONOS)', () => {
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
     const captions = since(mark).filter((r) => r.path === '/api/timedtext');
     expect(captions.map((r) => new URL(r.url, 'http://x').searchParams.get('c'))).toEqual(['WEB', null]);
+  });
+
+  it('a reply one client no longer understands falls through to the next client', async () => {
+    scenario = 'garbled-web';
+    const reply = await get('video_id=kX3nB4PpJko&lang=ko');
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body.lang).toBe('ko');
   });
 
   it('a video without captions is transcribed from the direct audio URL of a client that lists one: 2 credits a minute, aiGenerated', async () => {

@@ -32,7 +32,9 @@ export type PlayerOutcome =
   /** The video is refused to everyone on this client (private, age-restricted, region-locked, unplayable). */
   | { kind: 'refused'; client: InnerTubeClient; error: GleanerError; reason: string }
   /** This server is refused (bot check, 429, challenge page). */
-  | { kind: 'blocked'; client: InnerTubeClient; error: GleanerError };
+  | { kind: 'blocked'; client: InnerTubeClient; error: GleanerError }
+  /** This client's reply was an error or could not be read (another client's may be fine). */
+  | { kind: 'failed'; client: InnerTubeClient; error: GleanerError };
 
 /** One client's player reply for a video. A video that does not exist throws CONTENT_NOT_FOUND (no client will differ). */
 export async function askPlayer(yt: Innertube, videoId: string, client: InnerTubeClient): Promise<PlayerOutcome> {
@@ -41,6 +43,7 @@ export async function askPlayer(yt: Innertube, videoId: string, client: InnerTub
     info = await callYoutube(`the ${client} player request for ${videoId}`, () => yt.getBasicInfo(videoId, { client }), missingVideo(videoId));
   } catch (error) {
     if (isGleanerError(error) && error.code === 'UPSTREAM_BLOCKED') return { kind: 'blocked', client, error };
+    if (isGleanerError(error) && (error.code === 'UPSTREAM_CHANGED' || error.code === 'UPSTREAM_ERROR')) return { kind: 'failed', client, error };
     throw error;
   }
   const error = playabilityError(info, videoId, client);

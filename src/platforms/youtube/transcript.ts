@@ -104,6 +104,8 @@ async function fetchTranscript(deps: TranscriptDeps, request: TranscriptRequest)
     // A consent wall has its own way out (cookies); any other block is the bot check's.
     const consent = outcomes.find((o) => o.kind === 'blocked' && /consent/i.test(o.error.message));
     if (consent && consent.kind === 'blocked') throw consent.error;
+    const failed = outcomes.find((o) => o.kind === 'failed');
+    if (failed && failed.kind === 'failed' && !outcomes.some((o) => o.kind === 'blocked')) throw failed.error;
     throw botCheckError(`the video ${request.videoId}`, { clients, exits });
   }
   // Captions exist but none could be read: YouTube wants a PO token.
