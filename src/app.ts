@@ -10,6 +10,9 @@ import { RateLimiter } from './accounts/rate.js';
 import { systemClock, type Clock } from './accounts/clock.js';
 import { Jobs } from './jobs/jobs.js';
 import { HttpClient, type Resolver } from './net/http.js';
+import { parseProxyList } from './net/egress.js';
+import { CookieJar } from './net/cookies.js';
+import { youtubeClients } from './platforms/youtube/clients.js';
 import { Gate } from './gate/gate.js';
 import { OPERATIONS } from './operations/table.js';
 import { WebhookCourier } from './jobs/webhook-courier.js';
@@ -42,6 +45,8 @@ export interface AppOptions {
 
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const log = options.logger ?? createLogger(config.GLEANER_LOG_LEVEL, config.GLEANER_LOG_FORMAT);
+  // An unknown InnerTube client name stops the start, naming it, rather than failing every transcript.
+  youtubeClients(config.GLEANER_YOUTUBE_CLIENTS);
   const store = await openStore({ dataDir: config.GLEANER_DATA_DIR, storeUrl: config.GLEANER_STORE_URL });
   const accounts = new Accounts(store, options.clock ?? systemClock);
   const leaseMs = config.GLEANER_JOB_LEASE_SECONDS * 1000;
@@ -56,11 +61,19 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     overrides: config.GLEANER_UPSTREAM_OVERRIDES,
     allowPrivate: config.GLEANER_ALLOW_PRIVATE_URLS,
     // Endpoints the operator configured are not user URLs: the SSRF guard does not apply to them.
-    trustedOrigins: [config.GLEANER_STT_URL, config.GLEANER_LLM_URL, config.GLEANER_PROXY_URL].filter((u): u is string => Boolean(u)),
+    trustedOrigins: [config.GLEANER_STT_URL, config.GLEANER_LLM_URL, config.GLEANER_PROXY_URL, config.GLEANER_YOUTUBE_POT_PROVIDER_URL].filter((u): u is string => Boolean(u)),
     defaultTimeoutMs: config.GLEANER_HTTP_TIMEOUT_MS,
     perHostConcurrency: config.GLEANER_HOST_CONCURRENCY,
     resolver: options.resolver,
     proxyUrl: config.GLEANER_PROXY_URL,
+    platformProxies: {
+      youtube: parseProxyList(config.GLEANER_PROXY_URL_YOUTUBE),
+      tiktok: parseProxyList(config.GLEANER_PROXY_URL_TIKTOK),
+      instagram: parseProxyList(config.GLEANER_PROXY_URL_INSTAGRAM),
+      x: parseProxyList(config.GLEANER_PROXY_URL_X),
+      facebook: parseProxyList(config.GLEANER_PROXY_URL_FACEBOOK),
+    },
+    cookies: config.GLEANER_COOKIES_FILE ? CookieJar.fromFile(config.GLEANER_COOKIES_FILE) : undefined,
   });
   const chat = config.GLEANER_LLM_URL
     ? openAiChatModel(http, { baseUrl: config.GLEANER_LLM_URL, apiKey: config.GLEANER_LLM_API_KEY, model: config.GLEANER_LLM_MODEL })

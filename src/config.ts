@@ -33,6 +33,15 @@ const overrides = z.string().transform((text, ctx): UpstreamOverride[] => {
   return pairs;
 });
 
+/** One proxy URL or a comma-separated pool of them (http, https or socks5), checked at start-up. */
+const proxyList = z
+  .string()
+  .min(1)
+  .refine(
+    (text) => text.split(',').map((p) => p.trim()).filter(Boolean).every((p) => URL.canParse(p) && /^(https?|socks5?):$/.test(new URL(p).protocol)),
+    'must be a proxy URL (http://, https:// or socks5://) or a comma-separated list of them',
+  );
+
 function defaultDataDir(): string {
   const dataHome = process.env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share');
   return path.join(dataHome, 'gleaner');
@@ -94,11 +103,11 @@ const schema = z.object({
   /** An HTTP PO-token provider compatible with bgutil-ytdlp-pot-provider (e.g. http://127.0.0.1:4416). */
   GLEANER_YOUTUBE_POT_PROVIDER_URL: httpUrl.optional(),
   /** Per-platform outbound proxies overriding GLEANER_PROXY_URL; a comma list is a pool rotated when blocked. */
-  GLEANER_PROXY_URL_YOUTUBE: z.string().min(1).optional(),
-  GLEANER_PROXY_URL_TIKTOK: z.string().min(1).optional(),
-  GLEANER_PROXY_URL_INSTAGRAM: z.string().min(1).optional(),
-  GLEANER_PROXY_URL_X: z.string().min(1).optional(),
-  GLEANER_PROXY_URL_FACEBOOK: z.string().min(1).optional(),
+  GLEANER_PROXY_URL_YOUTUBE: proxyList.optional(),
+  GLEANER_PROXY_URL_TIKTOK: proxyList.optional(),
+  GLEANER_PROXY_URL_INSTAGRAM: proxyList.optional(),
+  GLEANER_PROXY_URL_X: proxyList.optional(),
+  GLEANER_PROXY_URL_FACEBOOK: proxyList.optional(),
   /** A Netscape cookies.txt whose cookies go to the matching platform domains (never logged). */
   GLEANER_COOKIES_FILE: z.string().min(1).optional(),
   /** The secret that signs crawl webhooks (HMAC-SHA256); generated and kept in the store when unset. */

@@ -4,7 +4,9 @@ import { parseChannelRef, parsePlaylistRef, parseVideoRef } from '../src/platfor
 import { parseCaptionBody, pickTrack, trackBodyUrl, type CaptionTrack } from '../src/platforms/youtube/captions.js';
 import { approximateDate, searchParams } from '../src/platforms/youtube/search.js';
 import { parseClock, parseCount } from '../src/platforms/youtube/items.js';
-import { parseDisplayDate } from '../src/platforms/youtube/video.js';
+import { audioStreamUrl, parseDisplayDate } from '../src/platforms/youtube/video.js';
+import { youtubeClients } from '../src/platforms/youtube/clients.js';
+import { needsPoToken, withPoToken } from '../src/platforms/youtube/potoken.js';
 
 describe('ids', () => {
   it('reads every video URL form and rejects the rest, naming them', () => {
@@ -133,5 +135,43 @@ describe('search pieces', () => {
     const now = new Date('2026-01-20T00:00:00Z');
     expect(approximateDate('Streamed 2 weeks ago', now)?.toISOString()).toBe('2026-01-06T00:00:00.000Z');
     expect(approximateDate(null, now)).toBeNull();
+  });
+});
+
+describe('InnerTube clients, PO tokens, audio', () => {
+  it('GLEANER_YOUTUBE_CLIENTS: default order, any case, unknown names refused by name', () => {
+    expect(youtubeClients(undefined)).toEqual(['VISIONOS', 'ANDROID', 'IOS', 'WEB']);
+    expect(youtubeClients(' ios, web ')).toEqual(['IOS', 'WEB']);
+    expect(() => youtubeClients('VISIONOS,PALM_PILOT')).toThrow(/PALM_PILOT/);
+  });
+
+  it('a caption URL wants a PO token when exp carries xpe or xpv and no pot is on it; the token goes on with potc and c', () => {
+    const base = 'https://www.youtube.com/api/timedtext?v=GJLlxj_dtq8&caps=asr&lang=en';
+    expect(needsPoToken(base)).toBe(false);
+    expect(needsPoToken(`${base}&exp=xpe`)).toBe(true);
+    expect(needsPoToken(`${base}&exp=xpv`)).toBe(true);
+    expect(needsPoToken(`${base}&exp=xpe&pot=abc`)).toBe(false);
+    const signed = new URL(withPoToken(`${base}&exp=xpe`, 'tok', 'WEB'));
+    expect(Object.fromEntries(['pot', 'potc', 'c', 'v', 'exp'].map((k) => [k, signed.searchParams.get(k)]))).toEqual({ pot: 'tok', potc: '1', c: 'WEB', v: 'GJLlxj_dtq8', exp: 'xpe' });
+    expect(new URL(withPoToken(`${base}&c=ANDROID`, 'tok', 'WEB')).searchParams.get('c')).toBe('ANDROID');
+  });
+
+  it('audio for speech to text: the smallest audio-only format with a URL, of the original track where the video is dubbed', () => {
+    // The fields of youtubei.js's Format that matter here (a reply with dubbed tracks, like kX3nB4PpJko's).
+    const format = (bitrate: number, extra: Record<string, unknown>) => ({ has_audio: true, has_video: false, bitrate, url: `https://rr1.googlevideo.com/videoplayback?b=${bitrate}`, ...extra });
+    const info = {
+      streaming_data: {
+        formats: [{ has_audio: true, has_video: true, bitrate: 10, url: 'https://rr1.googlevideo.com/muxed' }],
+        adaptive_formats: [
+          format(50_730, { audio_track: { audio_is_default: false, display_name: 'Arabic' } }),
+          format(50_775, { audio_track: { audio_is_default: true, display_name: 'English original' } }),
+          format(131_240, { audio_track: { audio_is_default: true, display_name: 'English original' } }),
+          { has_audio: true, has_video: false, bitrate: 1 },
+        ],
+      },
+    } as unknown as Parameters<typeof audioStreamUrl>[0];
+    expect(audioStreamUrl(info)).toBe('https://rr1.googlevideo.com/videoplayback?b=50775');
+    const web2026 = { streaming_data: { formats: [], adaptive_formats: [{ has_audio: true, has_video: false, bitrate: 1 }] } } as unknown as Parameters<typeof audioStreamUrl>[0];
+    expect(audioStreamUrl(web2026)).toBeUndefined();
   });
 });

@@ -463,12 +463,25 @@ describe('Pro+ operations', () => {
     expect(several.body.error.message).toContain('playlistId and channelId');
     expect((await post('/v1/youtube/video/batch', { videoIds: ['kX3nB4PpJko'], limit: 51 })).status).toBe(400);
   });
+
+  it('video batch: 1 credit when any video was read, nothing when every item failed', async () => {
+    const key = await server.createKey('Pro', { credits: 10 });
+    const failed = await post('/v1/youtube/video/batch', { videoIds: ['8VajtrESJzA', 'nope', 'https://youtu.be/don-t-exist'] }, key);
+    expect(failed.status).toBe(200);
+    expect(failed.body.stats).toEqual({ total: 3, succeeded: 0, failed: 3 });
+    expect(failed.headers.get('x-credits-used')).toBe('0');
+    expect(await credits(key)).toBe(10);
+    const one = await post('/v1/youtube/video/batch', { videoIds: ['nope', 'kX3nB4PpJko'] }, key);
+    expect(one.body.stats).toMatchObject({ succeeded: 1, failed: 1 });
+    expect(one.headers.get('x-credits-used')).toBe('1');
+    expect(await credits(key)).toBe(9);
+  });
 });
 
 describe('youtube_transcript_batch', () => {
   it('returns 50 items in order, charges only the successes, and runs concurrently', async () => {
-    // Timing needs many distinct videos: 40 ids are answered with GJLlxj_dtq8's recorded player reply.
-    const ids = Array.from({ length: 80 }, (_, i) => `batch${String(i).padStart(6, '0')}`);
+    // Many distinct videos (no store hits): 40 ids are answered with GJLlxj_dtq8's recorded player reply.
+    const ids = Array.from({ length: 40 }, (_, i) => `batch${String(i).padStart(6, '0')}`);
     for (const id of ids) replay.alias(id, 'GJLlxj_dtq8');
     const forms = [(id: string) => `https://www.youtube.com/watch?v=${id}`, (id: string) => `https://youtu.be/${id}`, (id: string) => `https://www.youtube.com/shorts/${id}`, (id: string) => id];
     const urls: string[] = ids.slice(0, 40).map((id, i) => forms[i % forms.length](id));
@@ -477,6 +490,7 @@ describe('youtube_transcript_batch', () => {
     expect(urls).toHaveLength(50);
 
     replay.latencyMs = 40;
+    replay.maxInFlight = 0;
     try {
       const key = await server.createKey('Pro');
       const started = performance.now();
@@ -495,13 +509,9 @@ describe('youtube_transcript_batch', () => {
       const codes = new Set(reply.body.results.filter((r: { errorCode?: string }) => r.errorCode).map((r: { errorCode: string }) => r.errorCode));
       expect(codes).toEqual(new Set(['INVALID_REQUEST', 'TRANSCRIPT_UNAVAILABLE', 'CONTENT_UNAVAILABLE', 'CONTENT_NOT_FOUND']));
 
-      // The same 50 as single calls, one after another (fresh ids, so the store does not answer).
-      const singleUrls = urls.map((url) => url.replace(/batch0000(\d\d)/, (_, n: string) => `batch0000${String(Number(n) + 40).padStart(2, '0')}`));
-      const singleStarted = performance.now();
-      for (const url of singleUrls) await get(`/v1/youtube/transcript?url=${q(url)}`, key);
-      const singlesMs = performance.now() - singleStarted;
-      console.log(`transcript batch of 50 (40 found, 10 failing; 40 ms upstream latency): ${batchMs.toFixed(0)} ms; the same as 50 single calls: ${singlesMs.toFixed(0)} ms`);
-      expect(batchMs).toBeLessThan(singlesMs / 3);
+      // Concurrency is shown by the upstream seeing several requests at once (timing is for bench/).
+      console.log(`transcript batch of 50 (40 found, 10 failing; 40 ms upstream latency): ${batchMs.toFixed(0)} ms, ${replay.maxInFlight} upstream requests at once`);
+      expect(replay.maxInFlight).toBeGreaterThan(1);
     } finally {
       replay.latencyMs = 0;
     }

@@ -18,7 +18,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';
-import { request, ProxyAgent, type Dispatcher, type Agent, type FormData } from 'undici';
+import { request, type Dispatcher, type Agent, type FormData } from 'undici';
 import Bottleneck from 'bottleneck';
 import type { UpstreamOverride } from '../config.js';
 import { GleanerError } from '../errors.js';
@@ -26,6 +26,8 @@ import { applyOverride } from './overrides.js';
 import { blockedHostReason } from './ssrf.js';
 import { BlockedAddressError, createAgent, resolveAllowed, systemResolver, type Resolver } from './guard-agent.js';
 import { decodeBody } from './charset.js';
+import { Egress, type Platform } from './egress.js';
+import type { CookieJar } from './cookies.js';
 
 export type { Resolver } from './guard-agent.js';
 
@@ -49,6 +51,11 @@ export interface FetchOptions {
   guard?: boolean;
   /** Retries on 429, 5xx and connection resets; default 2 for GET and HEAD, 0 for other methods. */
   retries?: number;
+  /**
+   * False: a 429 is the answer, not retried. Platforms that block by address (YouTube) only extend
+   * the block when asked again from the same exit; their adapters rotate the exit instead.
+   */
+  retryRateLimited?: boolean;
 }
 
 export interface FetchResponse {
@@ -88,11 +95,18 @@ export interface HttpClientOptions {
   /** First retry delay; doubles each time, with jitter. */
   retryBaseMs?: number;
   /**
-   * GLEANER_PROXY_URL: every request to the outside world goes through this proxy, except to
-   * overridden hosts and operator-configured endpoints (trustedOrigins). The guard then checks the
-   * resolved address itself before the request, since the proxy makes the connection.
+   * GLEANER_PROXY_URL: every request to the outside world goes through this proxy (or pool), except
+   * to operator-configured endpoints (trustedOrigins). The guard then resolves the name itself,
+   * refuses it when it does not resolve or resolves to a blocked address, and has the proxy connect
+   * to the address it checked (the Host header and TLS name stay the original host's), so the proxy
+   * never resolves a name of its own. Overridden hosts keep their platform's exit: the override
+   * only changes where the request lands.
    */
-  proxyUrl?: string;
+  proxyUrl?: string | string[];
+  /** GLEANER_PROXY_URL_<PLATFORM>: a platform's own proxy pool (see egress.ts). */
+  platformProxies?: Partial<Record<Platform, string[]>>;
+  /** GLEANER_COOKIES_FILE: cookies sent to the platform domains they belong to. */
+  cookies?: CookieJar;
 }
 
 /** Longest Retry-After honoured; a site asking for more gets its error back instead. */
@@ -113,10 +127,12 @@ export class HttpClient {
   private readonly resolver: Resolver;
   private readonly hosts: Bottleneck.Group;
   private readonly trusted: Set<string>;
-  private readonly proxyAgent?: ProxyAgent;
+  /** The exits per platform; adapters rotate a platform's pool when they recognise a block. */
+  readonly egress: Egress;
 
   constructor(private readonly options: HttpClientOptions) {
-    if (options.proxyUrl) this.proxyAgent = new ProxyAgent({ uri: options.proxyUrl, connectTimeout: options.connectTimeoutMs ?? 10_000 });
+    const proxies = Array.isArray(options.proxyUrl) ? options.proxyUrl : options.proxyUrl ? [options.proxyUrl] : [];
+    this.egress = new Egress({ proxies, platformProxies: options.platformProxies, connectTimeoutMs: options.connectTimeoutMs });
     this.resolver = options.resolver ?? systemResolver;
     const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
     this.guardedAgent = createAgent({ guarded: true, resolver: this.resolver, connectTimeoutMs });
@@ -200,8 +216,16 @@ export class HttpClient {
     }
   }
 
+  /**
+   * One cookie's value from GLEANER_COOKIES_FILE for a URL, for adapters that must also send it as
+   * a header (X wants ct0 as x-csrf-token). Undefined without a file or a match.
+   */
+  cookie(url: string | URL, name: string): string | undefined {
+    return this.options.cookies?.value(url, name);
+  }
+
   async close(): Promise<void> {
-    await Promise.all([this.guardedAgent.close(), this.openAgent.close(), this.proxyAgent?.close()]);
+    await Promise.all([this.guardedAgent.close(), this.openAgent.close(), this.egress.close()]);
   }
 
   private guarded(url: URL, guard: boolean | undefined): boolean {
@@ -210,10 +234,27 @@ export class HttpClient {
     return !applyOverride(url, this.options.overrides).overridden;
   }
 
-  /** True when a request to `url` goes through the configured proxy. */
+  /** True when a request to `url` goes through a proxy. */
   private proxied(url: URL): boolean {
-    if (!this.proxyAgent || this.trusted.has(url.origin)) return false;
-    return !applyOverride(url, this.options.overrides).overridden;
+    return !this.trusted.has(url.origin) && this.egress.exitFor(url) !== undefined;
+  }
+
+  /**
+   * The address a proxied, guarded request is sent to: the name resolved here and checked, so the
+   * proxy cannot resolve it to somewhere the guard would refuse. A name that does not resolve here
+   * is refused rather than left to the proxy's resolver.
+   */
+  private async pinnedAddress(url: URL): Promise<string> {
+    const host = url.hostname;
+    if (/^[\d.]+$/.test(host) || host.startsWith('[')) return host;
+    try {
+      const [first] = await resolveAllowed(this.resolver, host);
+      if (!first) throw new Error('no address');
+      return first.family === 6 ? `[${first.address}]` : first.address;
+    } catch (error) {
+      if (error instanceof BlockedAddressError) throw notAllowed(url, `${error.address}, ${error.reason}`);
+      throw new GleanerError('URL_NOT_ALLOWED', `${url.host} does not resolve from this server; through a proxy only names that resolve here are fetched.`);
+    }
   }
 
   /** Follows redirects (each hop guarded and retried on its own) and hands the final hop to `finish`. */
@@ -231,11 +272,11 @@ export class HttpClient {
       const guarded = this.guarded(current, options.guard);
       if (guarded) assertHostAllowed(current);
       const proxied = this.proxied(current);
-      if (guarded && proxied) await this.assertAllowed(current.toString(), { guard: options.guard });
+      const pinned = guarded && proxied ? await this.pinnedAddress(current) : undefined;
       for (let attempt = 0; ; attempt++) {
         const outcome = await this.hosts
           .key(current.host)
-          .schedule(() => this.attempt(current, { method, body, headers, signal, guarded, proxied, manual: options.redirect === 'manual' }, finish))
+          .schedule(() => this.attempt(current, { method, body, headers, signal, guarded, proxied, pinned, manual: options.redirect === 'manual' }, finish))
           .catch((error: unknown) => ({ error }));
         if ('error' in outcome) {
           const failure = outcome.error;
@@ -258,7 +299,7 @@ export class HttpClient {
           break;
         }
         if ('retryStatus' in outcome) {
-          if (attempt < retries && !signal.aborted) {
+          if (attempt < retries && !signal.aborted && (outcome.retryStatus !== 429 || options.retryRateLimited !== false)) {
             const wait = this.retryDelay(attempt, outcome.retryAfter);
             if (wait !== null) {
               await this.backoff(attempt, wait, signal, current, undefined);
@@ -278,19 +319,42 @@ export class HttpClient {
    */
   private async attempt<R>(
     current: URL,
-    request_: { method: string; body?: string | Uint8Array | FormData; headers: Record<string, string>; signal: AbortSignal; guarded: boolean; proxied: boolean; manual: boolean },
+    request_: {
+      method: string;
+      body?: string | Uint8Array | FormData;
+      headers: Record<string, string>;
+      signal: AbortSignal;
+      guarded: boolean;
+      proxied: boolean;
+      /** The checked address to connect to instead of the name (proxied, guarded requests). */
+      pinned?: string;
+      manual: boolean;
+    },
     finish: (hop: Hop, current: URL) => Promise<R>,
   ): Promise<{ result: R } | { redirect: string; status: number } | { retryStatus: number; retryAfter?: string; finishRetryable: () => Promise<R> }> {
     const target = applyOverride(current, this.options.overrides);
-    const response = await request(target.url, {
+    let targetUrl = target.url;
+    const extra: Record<string, string> = {};
+    if (request_.pinned && !target.overridden) {
+      // The proxy is asked to CONNECT to the address; Host (and so the TLS server name) stays the name.
+      const pinnedUrl = new URL(current);
+      pinnedUrl.hostname = request_.pinned;
+      targetUrl = pinnedUrl.toString();
+      extra.host = current.host;
+    }
+    const exit = request_.proxied ? this.egress.exitFor(current) : undefined;
+    const cookie = this.options.cookies && !hasHeader(request_.headers, 'cookie') ? this.options.cookies.headerFor(current) : undefined;
+    const response = await request(targetUrl, {
       method: request_.method as Dispatcher.HttpMethod,
       body: request_.body,
       signal: request_.signal,
-      dispatcher: request_.proxied && this.proxyAgent ? this.proxyAgent : request_.guarded ? this.guardedAgent : this.openAgent,
+      dispatcher: exit ? exit.agent : request_.guarded ? this.guardedAgent : this.openAgent,
       headers: {
         'user-agent': this.options.userAgent ?? USER_AGENT,
         'accept-encoding': 'gzip, deflate, br',
         ...request_.headers,
+        ...extra,
+        ...(cookie ? { cookie } : {}),
         ...(target.forwardedHost ? { 'x-forwarded-host': target.forwardedHost } : {}),
       },
     });
@@ -355,6 +419,10 @@ function notAllowed(url: URL, why: string): GleanerError {
 function assertHostAllowed(url: URL): void {
   const reason = blockedHostReason(url.hostname);
   if (reason) throw notAllowed(url, reason);
+}
+
+function hasHeader(headers: Record<string, string>, name: string): boolean {
+  return Object.keys(headers).some((key) => key.toLowerCase() === name);
 }
 
 function withoutCredentials(headers: Record<string, string>): Record<string, string> {

@@ -76,6 +76,8 @@ function v6Reason(bytes: number[]): string | null {
   // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d): judged as the IPv4 address they carry.
   if (isZero(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return v4Reason(embedded(12)) ?? null;
   if (isZero(0, 12)) return v4Reason(embedded(12)) ?? 'IPv4-compatible';
+  // IPv4-translated (::ffff:0:a.b.c.d, RFC 2765): stacks that route it reach the IPv4 address it carries.
+  if (isZero(0, 8) && bytes[8] === 0xff && bytes[9] === 0xff && isZero(10, 12)) return v4Reason(embedded(12)) ?? 'IPv4-translated';
   // NAT64 (64:ff9b::/96) carries an IPv4 address too; the local-use prefix 64:ff9b:1::/48 is private.
   if (bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b) {
     if (isZero(4, 12)) return v4Reason(embedded(12));

@@ -3,6 +3,7 @@ import type { UrlHandler } from './url-handlers.js';
 import { isYoutubeUrl, videoIdFromUrl } from '../platforms/youtube/ids.js';
 import { innertube } from '../platforms/youtube/client.js';
 import { loadVideo, toMetadata } from '../platforms/youtube/video.js';
+import { onFreshExits } from '../platforms/youtube/clients.js';
 import { transcriptFor } from './youtube.js';
 
 export const youtubeUrlHandler: UrlHandler = {
@@ -11,7 +12,7 @@ export const youtubeUrlHandler: UrlHandler = {
   matches: (url) => isYoutubeUrl(url) && videoIdFromUrl(url) !== undefined,
   async metadata(url, ctx) {
     const yt = await innertube(ctx.services.http);
-    return toMetadata(await loadVideo(yt, videoIdFromUrl(url)!));
+    return toMetadata(await onFreshExits(ctx.services.http, () => loadVideo(yt, videoIdFromUrl(url)!)));
   },
   transcript: (url, options, ctx) => transcriptFor(videoIdFromUrl(url)!, options, ctx),
 };

@@ -16,6 +16,7 @@ import { youtubeSearch } from '../platforms/youtube/search.js';
 import { youtubeChannel, youtubeChannelVideos, youtubePlaylist, youtubePlaylistVideos } from '../platforms/youtube/listings.js';
 import { innertube } from '../platforms/youtube/client.js';
 import { loadVideo, toVideo, type YoutubeVideo } from '../platforms/youtube/video.js';
+import { onFreshExits } from '../platforms/youtube/clients.js';
 import { youtubeSpeechFallback } from './youtube-fallback.js';
 
 /**
@@ -32,6 +33,7 @@ function transcriptDeps(ctx: OperationContext, aiTranslation: boolean) {
     http: ctx.services.http,
     store: ctx.services.store,
     fallback: youtubeTranscriptHooks.fallback?.(ctx),
+    youtube: { clients: ctx.services.config.GLEANER_YOUTUBE_CLIENTS, poTokenProvider: ctx.services.config.GLEANER_YOUTUBE_POT_PROVIDER_URL },
     ...(aiTranslation ? { translator: aiTranslator(ctx) } : {}),
   };
 }
@@ -321,7 +323,7 @@ export const youtubeVideoBatch = defineOperation({
   name: 'youtube_video_batch',
   title: 'Metadata of many YouTube videos',
   description:
-    'Returns the metadata of many YouTube videos (title, description, duration, channel, tags, thumbnail, upload date, views, likes, caption languages): give exactly one of videoIds (up to 50), playlistId or channelId (its latest uploads); limit (1 to 50, default 10) caps how many videos of a playlist or channel are read. One result per video with the video or an errorCode. Costs 1 credit. Pro plan or higher.',
+    'Returns the metadata of many YouTube videos (title, description, duration, channel, tags, thumbnail, upload date, views, likes, caption languages): give exactly one of videoIds (up to 50), playlistId or channelId (its latest uploads); limit (1 to 50, default 10) caps how many videos of a playlist or channel are read. One result per video with the video or an errorCode. Costs 1 credit, nothing when no video could be read. Pro plan or higher.',
   http: { method: 'POST', path: '/v1/youtube/video/batch', aliases: ['/v1/vidsite/video/batch'] },
   input: z
     .object({
@@ -336,7 +338,8 @@ export const youtubeVideoBatch = defineOperation({
       if (given.length > 1) ctx.addIssue({ code: 'custom', path: [given[1]], message: `give only one of videoIds, playlistId or channelId (got ${given.join(' and ')})` });
     }),
   plan: 'Pro',
-  cost: 1,
+  // Failed work charges nothing: a batch in which every item failed is free.
+  cost: { reserve: () => 1, settle: (_input, result: { stats: { succeeded: number } }) => (result.stats.succeeded > 0 ? 1 : 0) },
   kind: 'sync',
   readOnly: true,
   openWorld: true,
@@ -350,7 +353,7 @@ export const youtubeVideoBatch = defineOperation({
     const results = await inOrder(refs, BATCH_WIDTH, async (ref): Promise<VideoBatchItem> => {
       try {
         const videoId = parseVideoRef(ref);
-        return { videoId, video: toVideo(await loadVideo(yt, videoId)) };
+        return { videoId, video: toVideo(await onFreshExits(http, () => loadVideo(yt, videoId))) };
       } catch (error) {
         const failure = toGleanerError(error);
         return { videoId: ref, errorCode: failure.code, message: failure.message };

@@ -29,6 +29,17 @@ export interface ReplayRequest {
   method: string;
   path: string;
   key: string;
+  /** Path and query as asked (caption URLs: to see tokens and tlang). */
+  url: string;
+  /** The InnerTube client of a POST (upper case: VISIONOS, ANDROID, IOS, WEB), else ''. */
+  client: string;
+}
+
+/** A reply a test makes up for one request (see YoutubeReplay.intercept). */
+export interface ReplayAnswer {
+  status?: number;
+  type?: string;
+  body: string;
 }
 
 export interface YoutubeReplay {
@@ -36,12 +47,19 @@ export interface YoutubeReplay {
   requests: ReplayRequest[];
   /** Added before every answer (to measure concurrency). */
   latencyMs: number;
+  /** Most requests being answered at once since the last reset (set it to 0 to reset). */
+  maxInFlight: number;
   /** Serves `body` for an InnerTube request with this key (see keyOf), e.g. a test-built page. */
   add(key: string, body: string): void;
   /** Serves the recorded player reply of `from` for video `id` too (timing tests need many distinct videos). */
   alias(id: string, from: string): void;
   /** A caption body of the test's own for the caption URLs of one video (else the recorded one). */
   captionBodies: Map<string, string>;
+  /**
+   * Answers a request before the recordings do (per InnerTube client, or per caption URL), e.g. a
+   * WEB player reply in the 2026 shape or an empty caption body; undefined leaves it to them.
+   */
+  intercept?: (request: ReplayRequest) => ReplayAnswer | undefined;
   /** The key of a recorded InnerTube request body. */
   keyOf(endpoint: string, body: string): string;
   close(): Promise<void>;
@@ -97,6 +115,14 @@ function keyOf(endpoint: string, body: string): string {
   return endpoint;
 }
 
+function clientOf(body: string): string {
+  try {
+    return String((JSON.parse(body) as { context?: { client?: { clientName?: string } } }).context?.client?.clientName ?? '').toUpperCase();
+  } catch {
+    return '';
+  }
+}
+
 function endpointOf(pathname: string): string {
   return pathname.replace(/^\/youtubei\/v1\//, '');
 }
@@ -120,6 +146,8 @@ function loadIndex(): Map<string, string> {
   const partial = new Set<string>();
   for (const file of filesUnder(FIXTURES).filter((f) => f.endsWith('.json'))) {
     const recorded = JSON.parse(fs.readFileSync(file, 'utf8')) as Recorded;
+    // Other sets (caption bodies, bare player replies) are not NewPipe exchanges.
+    if (!recorded.request || !recorded.response) continue;
     const body = recorded.request.dataToSend ? Buffer.from(recorded.request.dataToSend.map((b) => b & 0xff)).toString('utf8') : '';
     const url = new URL(recorded.request.url);
     const key = keyOf(endpointOf(url.pathname), body);
@@ -141,6 +169,7 @@ export async function startYoutubeReplay(): Promise<YoutubeReplay> {
   const captionXml = fs.readFileSync(path.join(FIXTURES, 'transcript-api', 'transcript.xml.static'), 'utf8');
   const requests: ReplayRequest[] = [];
   const captionBodies = new Map<string, string>();
+  let inFlight = 0;
 
   const find = (key: string): string | undefined => {
     const exact = index.get(key);
@@ -176,8 +205,14 @@ export async function startYoutubeReplay(): Promise<YoutubeReplay> {
         key = `${req.method} ${url.pathname}`;
         answer = { status: 404, type: 'text/plain', body: 'not recorded' };
       }
-      requests.push({ method: req.method ?? 'GET', path: url.pathname, key });
+      const recorded: ReplayRequest = { method: req.method ?? 'GET', path: url.pathname, key, url: `${url.pathname}${url.search}`, client: req.method === 'POST' ? clientOf(body) : '' };
+      const made = replay.intercept?.(recorded);
+      if (made) answer = { status: made.status ?? 200, type: made.type ?? 'application/json; charset=UTF-8', body: made.body };
+      requests.push(recorded);
+      inFlight++;
+      replay.maxInFlight = Math.max(replay.maxInFlight, inFlight);
       if (replay.latencyMs > 0) await delay(replay.latencyMs);
+      inFlight--;
       res.writeHead(answer.status, { 'content-type': answer.type });
       res.end(answer.body);
     });
@@ -187,6 +222,7 @@ export async function startYoutubeReplay(): Promise<YoutubeReplay> {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
     latencyMs: 0,
+    maxInFlight: 0,
     captionBodies,
     keyOf,
     add: (key, body) => void index.set(key, body),

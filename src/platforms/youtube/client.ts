@@ -9,6 +9,7 @@
 import { Innertube, Log, Utils } from 'youtubei.js';
 import { GleanerError, isGleanerError } from '../../errors.js';
 import type { HttpClient } from '../../net/http.js';
+import { botCheckError, changedError, htmlRefusal } from './refusals.js';
 
 Log.setLevel(Log.Level.NONE);
 
@@ -43,11 +44,28 @@ function gleanerFetch(http: HttpClient): typeof fetch {
       headers[name] = value;
     });
     const body = method === 'GET' || method === 'HEAD' ? undefined : new Uint8Array(await request.arrayBuffer());
-    // InnerTube POSTs only read: retrying them on a transient failure is safe.
-    const reply = await http.fetch(request.url, { method, headers, body, retries: 2, maxBytes: 16 * 1024 * 1024 });
+    // InnerTube POSTs only read: retrying them on a transient failure is safe. A 429 is not retried
+    // from the same exit (that only extends the block): the caller rotates the exit instead.
+    const reply = await http.fetch(request.url, { method, headers, body, retries: 2, retryRateLimited: false, maxBytes: 16 * 1024 * 1024 });
+    if (new URL(request.url).pathname.startsWith('/youtubei/')) {
+      const what = `the ${new URL(request.url).pathname.replace(/^\/youtubei\/v1\//, '')} request`;
+      if (reply.status === 429) throw botCheckError(what, { clients: [clientNameOf(body)], exits: http.egress.poolSize('youtube') });
+      const type = reply.headers['content-type'] ?? '';
+      // JSON was asked for: a page instead is a consent wall, a captcha, or a changed endpoint.
+      if (reply.status < 500 && reply.body.length > 0 && (/html/i.test(type) || reply.text().trimStart().startsWith('<'))) throw htmlRefusal(what, reply.url, reply.text());
+    }
     const empty = reply.status === 204 || reply.status === 304 || method === 'HEAD';
     return new Response(empty ? null : new Uint8Array(reply.body), { status: reply.status, headers: reply.headers });
   };
+}
+
+/** The InnerTube client a request body names (for messages). */
+function clientNameOf(body: Uint8Array | undefined): string {
+  try {
+    return String((JSON.parse(Buffer.from(body ?? []).toString('utf8')) as { context?: { client?: { clientName?: string } } }).context?.client?.clientName ?? 'WEB');
+  } catch {
+    return 'WEB';
+  }
 }
 
 /** The HTTP status in a youtubei.js request failure, if that is what the error is. */
@@ -60,7 +78,8 @@ export function upstreamStatus(error: unknown): number | undefined {
 /**
  * Runs one YouTube call and turns whatever it throws into a GleanerError: our own client's errors
  * (unreachable, timeout, too large) pass through; `classify` may name a refusal better (a 404 on a
- * channel, youtubei.js saying a video is unavailable); anything else is UPSTREAM_ERROR.
+ * channel, youtubei.js saying a video is unavailable); an HTTP error is UPSTREAM_ERROR, and a reply
+ * youtubei.js could not parse is UPSTREAM_CHANGED (YouTube changed it: update Gleaner).
  */
 export async function callYoutube<T>(
   what: string,
@@ -78,6 +97,6 @@ export async function callYoutube<T>(
     const named = classify?.(status, message);
     if (named) throw named;
     if (status !== undefined) throw new GleanerError('UPSTREAM_ERROR', `YouTube answered ${what} with HTTP ${status}.`, { cause: error });
-    throw new GleanerError('UPSTREAM_ERROR', `YouTube's reply to ${what} could not be read: ${message}`, { cause: error });
+    throw changedError(what, error);
   }
 }

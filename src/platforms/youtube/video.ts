@@ -7,6 +7,7 @@ import { GleanerError } from '../../errors.js';
 import type { Metadata } from '../types.js';
 import type { CaptionTrack } from './captions.js';
 import { callYoutube } from './client.js';
+import { botCheckError, isBotCheck } from './refusals.js';
 
 type Info = YT.VideoInfo;
 
@@ -26,21 +27,24 @@ export interface YoutubeVideo {
   transcriptLanguages: string[];
 }
 
-function playabilityError(info: Info, videoId: string): GleanerError | undefined {
+/**
+ * Why a player reply gives nothing, or undefined when it is playable: CONTENT_NOT_FOUND (the video
+ * does not exist), UPSTREAM_BLOCKED (the bot check, aimed at this server, not the video) or
+ * CONTENT_UNAVAILABLE (private, age-restricted, region-locked, paid).
+ */
+export function playabilityError(info: Info, videoId: string, client = 'WEB'): GleanerError | undefined {
   const status = info.playability_status;
   if (!status || status.status === 'OK' || status.status === 'LIVE_STREAM_OFFLINE') return undefined;
   const screen = status.error_screen as { reason?: { toString(): string } } | null | undefined;
   const reason = (status.reason || screen?.reason?.toString() || '').trim();
   const said = reason ? ` (YouTube: "${reason}")` : '';
   if (status.status === 'ERROR') return new GleanerError('CONTENT_NOT_FOUND', `The YouTube video ${videoId} does not exist or was removed${said}.`);
-  if (/not a bot|unusual traffic/i.test(reason)) {
-    return new GleanerError('UPSTREAM_UNAVAILABLE', `YouTube refused to serve ${videoId} to this server's address${said}; an outbound proxy (GLEANER_PROXY_URL) may help.`);
-  }
+  if (isBotCheck(reason)) return botCheckError(`the video ${videoId}`, { clients: [client], exits: 0 });
   return new GleanerError('CONTENT_UNAVAILABLE', `The YouTube video ${videoId} is not viewable: it is private, age-restricted, region-locked or paid${said}.`);
 }
 
 /** youtubei.js throws on a player reply whose status is ERROR: that is a video that does not exist. */
-const missingVideo = (videoId: string) => (status: number | undefined, message: string) =>
+export const missingVideo = (videoId: string) => (status: number | undefined, message: string) =>
   status === undefined && /unavailable|does not exist|not found/i.test(message)
     ? new GleanerError('CONTENT_NOT_FOUND', `The YouTube video ${videoId} does not exist or was removed (YouTube: "${message}").`)
     : undefined;
@@ -60,7 +64,8 @@ export async function loadVideo(yt: Innertube, videoId: string): Promise<Info> {
     info = await callYoutube(`the watch request for ${videoId}`, () => yt.getInfo(videoId), missingVideo(videoId));
   } catch (error) {
     // The watch page of a private or removed video may be unreadable: the player reply says why.
-    if ((error as GleanerError).code === 'UPSTREAM_ERROR') await loadPlayer(yt, videoId);
+    const code = (error as GleanerError).code;
+    if (code === 'UPSTREAM_ERROR' || code === 'UPSTREAM_CHANGED') await loadPlayer(yt, videoId);
     throw error;
   }
   const error = playabilityError(info, videoId);
@@ -168,13 +173,18 @@ export function toMetadata(info: Info): Metadata {
 }
 
 /**
- * The smallest audio-only stream with a plain URL, for speech to text when a video has no captions.
- * Streams whose URL is ciphered need YouTube's player script, which this client does not load.
+ * The smallest audio-only stream with a plain URL, for speech to text when a video has no captions;
+ * of a video with dubbed audio tracks, the original one. Streams whose URL is ciphered, or absent
+ * (WEB since 2025: SABR only), need YouTube's player script or a PO token: other clients
+ * (VISIONOS, ANDROID, IOS) still list direct URLs.
  */
 export function audioStreamUrl(info: Info): string | undefined {
-  const formats = [...(info.streaming_data?.adaptive_formats ?? []), ...(info.streaming_data?.formats ?? [])];
+  const formats = [...(info.streaming_data?.adaptive_formats ?? []), ...(info.streaming_data?.formats ?? [])].filter(
+    (format) => typeof format.url === 'string' && format.url.startsWith('http'),
+  );
+  const original = (format: (typeof formats)[number]) => !format.audio_track || format.audio_track.audio_is_default || format.is_original === true;
   const audio = formats
-    .filter((format) => format.has_audio && !format.has_video && typeof format.url === 'string' && format.url.startsWith('http'))
+    .filter((format) => format.has_audio && !format.has_video && original(format))
     .sort((a, b) => (a.bitrate ?? Infinity) - (b.bitrate ?? Infinity));
-  return audio[0]?.url ?? formats.find((format) => format.has_audio && typeof format.url === 'string')?.url;
+  return audio[0]?.url ?? formats.find((format) => format.has_audio)?.url;
 }
