@@ -181,3 +181,62 @@ describe('X: guest tokens, the syndication fallback', () => {
     expect(await credits(key)).toBe(10);
   });
 });
+
+describe('Facebook: www pages and their Relay data', () => {
+  const REEL = '4028623617267790';
+  const page = fixture('facebook/2026/reelay_facebook_reel_page_4028623617267790_TRIMMED_2026.html');
+  const payload = JSON.parse(/<script[^>]*data-sjs[^>]*>([\s\S]*?)<\/script>/.exec(page)![1]);
+  const data = payload.require[0][3][0].__bbox.require[0][3][1].__bbox.result.data;
+  const playback = data.video.creation_story.short_form_video_context.playback_video;
+  const audioUrl = new URL(/<AdaptationSet[^>]*contentType="audio"[\s\S]*?<BaseURL>([^<]+)<\/BaseURL>/.exec(playback.videoDeliveryLegacyFields.dash_manifest_xml_string)![1].replaceAll('&amp;', '&'));
+  const sdUrl = new URL(playback.videoDeliveryLegacyFields.browser_native_sd_url);
+
+  beforeAll(() => {
+    upstream.serveBody(`/reel/${REEL}/`, page, 'text/html; charset=utf-8');
+    upstream.serveBody('/reel/1268443268066222/', page, 'text/html; charset=utf-8');
+    upstream.serve(audioUrl.pathname, media.make('fb-audio.m4a', 7.4), 'audio/mp4');
+    upstream.serve(sdUrl.pathname, media.make('fb-sd.mp4', 7.4), 'video/mp4');
+    // Built by this test: a short link redirecting to the reel, as fb.watch does.
+    upstream.serveBody('/AbCdEf12/', '', 'text/html', { location: `https://www.facebook.com/reel/${REEL}/` }, 302);
+    // Built by this test: the recorded page with a captions locale added to its playback video
+    // (Facebook's field names, this test's values), and the SubRip file it names.
+    const captioned = structuredClone(payload);
+    const video = captioned.require[0][3][0].__bbox.require[0][3][1].__bbox.result.data.video.creation_story.short_form_video_context.playback_video;
+    video.video_available_captions_locales = [{ locale: 'en_US', localized_language: 'English', captions_url: 'https://www.facebook.com/captions/reel-en.srt' }];
+    const captionedPage = page.replace(/(<script[^>]*data-sjs[^>]*>)[\s\S]*?(<\/script>)/, (_m, open: string, close: string) => `${open}${JSON.stringify(captioned)}${close}`);
+    upstream.serveBody('/reel/4028623617267799/', captionedPage.replaceAll(REEL, '4028623617267799'), 'text/html; charset=utf-8');
+    upstream.serveBody('/captions/reel-en.srt', '1\n00:00:00,500 --> 00:00:03,000\nA reel with captions\n\n2\n00:00:03,000 --> 00:00:07,000\nread for one credit\n', 'application/x-subrip');
+  });
+
+  it('gives metadata from the 2026 reel page\'s ServerJS payload', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/metadata?url=${q(`https://www.facebook.com/reel/${REEL}`)}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body).toMatchObject({ platform: 'facebook', type: 'video', id: REEL, url: `https://www.facebook.com/reel/${REEL}/` });
+    expect(reply.body.durationSeconds).toBeCloseTo(7.4, 1);
+    // The other reel on the same page is found by its own id.
+    const other = await get(`/v1/metadata?url=${q('https://www.facebook.com/reel/1268443268066222')}`, key);
+    expect(other.body).toMatchObject({ id: '1268443268066222', durationSeconds: 23.1 });
+  });
+
+  it('transcribes the reel from the DASH manifest\'s audio-only representation, not the video file', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/facebook/transcript?url=${q('https://fb.watch/AbCdEf12/')}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body).toMatchObject({ aiGenerated: true, platform: 'facebook', videoId: REEL });
+    expect(reply.headers.get('x-credits-used')).toBe('2');
+    expect(stt.calls.length).toBeGreaterThan(0);
+    expect(upstream.requests).toContain(`GET ${audioUrl.pathname}`);
+    expect(upstream.requests).not.toContain(`GET ${sdUrl.pathname}`);
+  });
+
+  it('uses the captions locales for 1 credit', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/facebook/transcript?url=${q('https://www.facebook.com/reel/4028623617267799')}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.headers.get('x-credits-used')).toBe('1');
+    expect(reply.body).toMatchObject({ aiGenerated: false, lang: 'en-US', availableLangs: ['en-US'] });
+    expect(reply.body.content[1]).toMatchObject({ text: 'read for one credit', offset: 3000 });
+    expect(stt.calls).toHaveLength(0);
+  });
+});
