@@ -240,3 +240,79 @@ describe('Facebook: www pages and their Relay data', () => {
     expect(stt.calls).toHaveLength(0);
   });
 });
+
+describe('Instagram: embedded Relay data, the embed page', () => {
+  const reel = fixture('instagram/2026/reelay_instagram_reel_page_CDUMkliABpa_xig_polaris_media_TRIMMED_2026-08.html');
+  const item = (() => {
+    for (const m of reel.matchAll(/<script[^>]*data-sjs[^>]*>([\s\S]*?)<\/script>/g)) {
+      const found = /"if_not_gated_logged_out":(\{[\s\S]*\})\}\},"extensions"/.exec(m[1]);
+      if (found) return JSON.parse(found[1]);
+    }
+    throw new Error('no item in the fixture');
+  })();
+  // Built by this test: a logged-out page shell with no post data (what 2026 pages served to
+  // data-centre addresses look like), so the embed page is the source.
+  const shell = '<!DOCTYPE html><html><head><title>Instagram</title></head><body></body></html>';
+
+  beforeAll(() => {
+    upstream.serveBody('/reel/CDUMkliABpa/', reel, 'text/html; charset=utf-8');
+    const clip = media.make('ig.mp4', 12);
+    for (const v of item.video_versions) upstream.serve(new URL(v.url).pathname, clip, 'video/mp4');
+    // Variants of the recorded page, built by this test: the same reel without sound, and gated.
+    upstream.serveBody('/reel/CDUMkliABpb/', reel.replaceAll('CDUMkliABpa', 'CDUMkliABpb').replace('"has_audio":true', '"has_audio":false'), 'text/html; charset=utf-8');
+    upstream.serveBody('/reel/CDUMkliABpc/', reel.replace(/"if_not_gated_logged_out":\{[\s\S]*\}(\}\},"extensions")/, '"if_not_gated_logged_out":null$1'), 'text/html; charset=utf-8');
+    upstream.serveBody('/reel/Da5ynsiuAZ_/', shell, 'text/html; charset=utf-8');
+    upstream.serveBody('/p/Da5ynsiuAZ_/embed/captioned/', fixture('instagram/2026/mbedfx_instagram_embed-captioned_reel_Da5ynsiuAZ__2026-07-20.html'), 'text/html; charset=utf-8');
+    upstream.serveBody('/reel/DbN6SsKum-9/', shell, 'text/html; charset=utf-8');
+    upstream.serveBody('/p/DbN6SsKum-9/embed/captioned/', fixture('instagram/2026/mbedfx_instagram_embed_reel_DbN6SsKum-9_copyright-blocked_EDITED-username_2026-07-26.html'), 'text/html; charset=utf-8');
+  });
+
+  it('gives metadata from the 2026 reel page\'s xig_polaris_media', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/metadata?url=${q('https://www.instagram.com/reel/CDUMkliABpa/')}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body).toMatchObject({
+      platform: 'instagram',
+      type: 'video',
+      id: 'CDUMkliABpa',
+      url: 'https://www.instagram.com/reel/CDUMkliABpa/',
+      author: { handle: 'clippedinandfree', name: item.user.full_name, url: 'https://www.instagram.com/clippedinandfree/' },
+      publishedAt: new Date(1596218083 * 1000).toISOString(),
+    });
+    expect(reply.body.createdAt).toMatch(/^2020-07-31T/);
+    expect(reply.body.thumbnails[0]).toMatchObject({ width: 720, height: 1280 });
+  });
+
+  it('transcribes the reel from its lightest rendition through the provider', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/instagram/transcript?url=${q('https://www.instagram.com/reel/CDUMkliABpa/')}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body).toMatchObject({ aiGenerated: true, platform: 'instagram', videoId: 'CDUMkliABpa' });
+    expect(reply.headers.get('x-credits-used')).toBe('2');
+    expect(stt.calls.length).toBeGreaterThan(0);
+  });
+
+  it('reads the embed page when the post page carries no post: exact counts, duration, owner', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/metadata?url=${q('https://www.instagram.com/reel/Da5ynsiuAZ_/')}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body).toMatchObject({ type: 'video', id: 'Da5ynsiuAZ_', durationSeconds: 75.492, author: { handle: 'nasajpl', verified: true }, counts: { likes: 46280, comments: 495 } });
+    expect(reply.body.description).toMatch(/^Mars in motion!/);
+  });
+
+  it('a reel without sound, a gated post and a copyright-blocked reel are clear 4xx, charged nothing', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const silent = await get(`/v1/instagram/transcript?url=${q('https://www.instagram.com/reel/CDUMkliABpb/')}`, key);
+    expect(silent.status, JSON.stringify(silent.body)).toBe(404);
+    expect(silent.body.error.code).toBe('TRANSCRIPT_UNAVAILABLE');
+    expect(silent.body.error.message).toContain('no sound');
+    const gated = await get(`/v1/metadata?url=${q('https://www.instagram.com/reel/CDUMkliABpc/')}`, key);
+    expect(gated.status, JSON.stringify(gated.body)).toBe(403);
+    expect(gated.body.error.code).toBe('CONTENT_UNAVAILABLE');
+    const blocked = await get(`/v1/instagram/transcript?url=${q('https://www.instagram.com/reel/DbN6SsKum-9/')}`, key);
+    expect(blocked.status, JSON.stringify(blocked.body)).toBe(403);
+    expect(blocked.body.error.message).toContain('copyright');
+    expect(stt.calls).toHaveLength(0);
+    expect(await credits(key)).toBe(10);
+  });
+});

@@ -13,7 +13,7 @@ import { DESKTOP_HEADERS, fetchPlatform, titleFrom } from '../browser.js';
 import { blocked } from '../refusal.js';
 import { parseDashManifest } from '../../media/dash.js';
 import { parseFacebookUrl, type FacebookRef } from './url.js';
-import { relayResults } from './serverjs.js';
+import { relayResults } from '../serverjs.js';
 import { relayVideo, type RelayVideo } from './relay-video.js';
 import { fetchFacebookMobile } from './mobile.js';
 

@@ -6,7 +6,7 @@
  */
 import type { CaptionTrack } from '../post.js';
 import { toNumber } from '../browser.js';
-import { findObject, type RelayResult } from './serverjs.js';
+import { findObject, type RelayResult } from '../serverjs.js';
 
 export interface RelayVideo {
   id: string;

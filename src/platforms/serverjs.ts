@@ -1,5 +1,5 @@
 /**
- * Facebook's www pages carry their data as ServerJS payloads: <script type="application/json"
+ * Facebook's and Instagram's www pages carry their data as ServerJS payloads: <script type="application/json"
  * data-sjs> blocks holding {"require": [[module, method, deps, args], ...]}, nested through
  * ScheduledServerJS → __bbox.require. The GraphQL results the page was rendered from sit in
  * RelayPrefetchedStreamCache calls: ["RelayPrefetchedStreamCache", "next", [], [key, {__bbox:
