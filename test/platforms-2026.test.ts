@@ -4,6 +4,8 @@
  * there), generated media of each post's recorded length behind the recorded CDN paths, and a
  * loopback transcription server.
  */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -314,5 +316,133 @@ describe('Instagram: embedded Relay data, the embed page', () => {
     expect(blocked.body.error.message).toContain('copyright');
     expect(stt.calls).toHaveLength(0);
     expect(await credits(key)).toBe(10);
+  });
+});
+
+describe('TikTok: challenge pages, renditions with sound, caption lists, status codes, slideshows', () => {
+  const page = fixture('tiktok/video_7571863205253778710.html');
+  const REHYDRATION = /(<script[^>]+id="__UNIVERSAL_DATA_FOR_REHYDRATION__"[^>]*>)([\s\S]*?)(<\/script>)/;
+  type Item = { video: Record<string, any>; stats: Record<string, number> };
+  /** The recorded page with its id changed and its item edited as the test says. */
+  const variant = (id: string, edit: (item: Item) => void = () => undefined) =>
+    page.replaceAll('7571863205253778710', id).replace(REHYDRATION, (_m, open: string, json: string, close: string) => {
+      const data = JSON.parse(json);
+      edit(data.__DEFAULT_SCOPE__['webapp.video-detail'].itemInfo.itemStruct);
+      return `${open}${JSON.stringify(data)}${close}`;
+    });
+  const original = JSON.parse(REHYDRATION.exec(page)![2]).__DEFAULT_SCOPE__['webapp.video-detail'].itemInfo.itemStruct;
+  const captionless = (item: Item) => {
+    item.video.subtitleInfos = [];
+    item.video.claInfo.captionInfos = [];
+  };
+  const setRenditions = (item: Item, h264: string, h265: string) => {
+    for (const r of item.video.bitrateInfo) r.PlayAddr.UrlList = [r.CodecType === 'h264' ? h264 : h265];
+    item.video.playAddr = h264;
+  };
+
+  // Built by this test in the format yt-dlp's tiktok.py reads (no challenge page is recorded):
+  // SHA-256(a + n) = c for n = 123456.
+  const prefix = Buffer.from('gleaner-test-challenge');
+  const challengeData = { v: { a: prefix.toString('base64'), c: createHash('sha256').update(prefix).update('123456').digest('base64') }, s: 'test' };
+  const challengePage = `<!DOCTYPE html><html><head><title>Please wait...</title></head><body><div id="cs" class="${Buffer.from(JSON.stringify(challengeData)).toString('base64')}"></div><div id="wci" class="_wafchallengeid"></div><p>Please wait...</p></body></html>`;
+  let challengeAnswers: string[] = [];
+
+  beforeAll(() => {
+    const solvedPage = variant('7571863205253778712');
+    upstream.route('/@illojuan/video/7571863205253778712', (_url, req) => {
+      const cookie = /_wafchallengeid=([^;]+)/.exec(String(req.headers.cookie ?? ''))?.[1];
+      if (cookie) {
+        const answered = JSON.parse(Buffer.from(cookie, 'base64').toString('utf8'));
+        const n = Buffer.from(answered.d, 'base64').toString('utf8');
+        challengeAnswers.push(n);
+        if (createHash('sha256').update(prefix).update(n).digest('base64') === challengeData.v.c) return { type: 'text/html', body: solvedPage };
+      }
+      return { type: 'text/html', body: challengePage };
+    });
+    // Captions only in claInfo.captionInfos (subtitleInfos empty).
+    upstream.serveBody('/@illojuan/video/7571863205253778713', variant('7571863205253778713', (item) => (item.video.subtitleInfos = [])), 'text/html');
+    const es = original.video.claInfo.captionInfos.find((c: { language: string }) => c.language === 'spa-ES');
+    upstream.serveBody(new URL(es.url).pathname, 'WEBVTT\n\n00:00:00.000 --> 00:00:02.000\nHola a todos\n\n00:00:02.000 --> 00:00:04.000\ndesde captionInfos\n', 'text/vtt');
+    // No captions; the H.264 rendition holds no sound, the H.265 one does.
+    upstream.serveBody('/@illojuan/video/7571863205253778714', variant('7571863205253778714', (item) => {
+      captionless(item);
+      setRenditions(item, 'https://v16-webapp-prime.tiktok.com/r714/h264/', 'https://v16-webapp-prime.tiktok.com/r714/h265/');
+    }), 'text/html');
+    const picture = media.make('tt-picture-only.mp4', 8, { video: true });
+    const silent = media.path('tt-silent.mp4');
+    execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', picture, '-an', '-c:v', 'copy', silent]);
+    upstream.serve('/r714/h264/', silent, 'video/mp4');
+    upstream.serve('/r714/h265/', media.make('tt-sound.mp4', 8), 'video/mp4');
+    // No captions; the H.264 rendition answers 403 and the other is a video-only /media-video-hvc1/ one.
+    upstream.serveBody('/@illojuan/video/7571863205253778715', variant('7571863205253778715', (item) => {
+      captionless(item);
+      setRenditions(item, 'https://v16-webapp-prime.tiktok.com/r715/h264/', 'https://v16-webapp-prime.tiktok.com/r715/media-video-hvc1/');
+    }), 'text/html');
+    upstream.serveBody('/r715/h264/', 'Forbidden', 'text/plain', {}, 403);
+    upstream.serve('/r715/media-video-hvc1/', media.make('tt-hvc1.mp4', 8), 'video/mp4');
+    upstream.serveBody('/@someone/video/7660566211100511517', fixture('tiktok/2026/mbedfx_tiktok-deleted_status10204_2026-07-18.html'), 'text/html');
+    // Built by this test: status 10204 without TikTok's "doesn't exist" message (an address block).
+    upstream.serveBody('/@someone/video/7660566211100511518', fixture('tiktok/2026/mbedfx_tiktok-deleted_status10204_2026-07-18.html').replace('"statusMsg":"item doesn\'t exist"', '"statusMsg":""'), 'text/html');
+    upstream.serveBody('/@duolingo/video/7663591047909379341', fixture('tiktok/2026/mbedfx_tiktok-slideshow_7663591047909379341_2026-07.html'), 'text/html');
+  });
+
+  it('solves the WAF proof-of-work challenge and reads the page it then gets: exact counts', async () => {
+    challengeAnswers = [];
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/metadata?url=${q('https://www.tiktok.com/@illojuan/video/7571863205253778712')}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(challengeAnswers).toEqual(['123456']);
+    expect(reply.body).toMatchObject({ id: '7571863205253778712', type: 'video', counts: { views: 192100, likes: 25500, comments: 146, shares: 2156, saves: 1311 }, durationSeconds: 64 });
+  });
+
+  it('reads captions from claInfo.captionInfos when subtitleInfos is empty, for 1 credit', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/tiktok/transcript?url=${q('https://www.tiktok.com/@illojuan/video/7571863205253778713')}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.headers.get('x-credits-used')).toBe('1');
+    expect(reply.body).toMatchObject({ lang: 'es-ES', aiGenerated: false });
+    expect(reply.body.content[1]).toMatchObject({ text: 'desde captionInfos', offset: 2000 });
+    expect(stt.calls).toHaveLength(0);
+  });
+
+  it('passes over a rendition without sound: only audio reaches speech to text', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/tiktok/transcript?url=${q('https://www.tiktok.com/@illojuan/video/7571863205253778714')}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body.aiGenerated).toBe(true);
+    expect(upstream.requests).toContain('GET /r714/h264/');
+    expect(upstream.requests).toContain('GET /r714/h265/');
+    expect(stt.calls.length).toBeGreaterThan(0);
+    expect(stt.calls.reduce((sum, c) => sum + c.durationSeconds, 0)).toBeCloseTo(8, 0);
+  });
+
+  it('falls through a 403 rendition and never fetches a video-only /media-video-hvc1/ one', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/tiktok/transcript?url=${q('https://www.tiktok.com/@illojuan/video/7571863205253778715')}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(403);
+    expect(upstream.requests).toContain('GET /r715/h264/');
+    expect(upstream.requests).not.toContain('GET /r715/media-video-hvc1/');
+    expect(stt.calls).toHaveLength(0);
+    expect(await credits(key)).toBe(10);
+  });
+
+  it('maps 10204 to not-found or blocked by its message; a slideshow is a carousel and a clear 4xx for transcripts', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const gone = await get(`/v1/metadata?url=${q('https://www.tiktok.com/@someone/video/7660566211100511517')}`, key);
+    expect(gone.status).toBe(404);
+    expect(gone.body.error.code).toBe('CONTENT_NOT_FOUND');
+    const blocked = await get(`/v1/metadata?url=${q('https://www.tiktok.com/@someone/video/7660566211100511518')}`, key);
+    expect(blocked.status).toBe(503);
+    expect(blocked.body.error.code).toBe('UPSTREAM_BLOCKED');
+    expect(blocked.body.error.message).toContain('GLEANER_PROXY_URL_TIKTOK');
+    const slides = await get(`/v1/metadata?url=${q('https://www.tiktok.com/@duolingo/photo/7663591047909379341')}`, key);
+    expect(slides.status, JSON.stringify(slides.body)).toBe(200);
+    expect(slides.body).toMatchObject({ type: 'carousel', id: '7663591047909379341', counts: { likes: 1053, comments: 195, shares: 56, views: 65300, saves: 119 } });
+    expect(slides.body.media.items).toHaveLength(5);
+    const transcript = await get(`/v1/tiktok/transcript?url=${q('https://www.tiktok.com/@duolingo/photo/7663591047909379341')}`, key);
+    expect(transcript.status).toBe(404);
+    expect(transcript.body.error.code).toBe('TRANSCRIPT_UNAVAILABLE');
+    // Only the slideshow's metadata is charged (1 credit); the refusals are free.
+    expect(await credits(key)).toBe(9);
   });
 });

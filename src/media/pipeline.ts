@@ -32,6 +32,8 @@ export interface MediaSource {
   headers?: Record<string, string>;
   /** The platform's stated duration, to refuse overlong media before downloading it. */
   expectedSeconds?: number;
+  /** Further renditions, tried in order when one answers 403/404 or holds no audio track. */
+  alternates?: string[];
 }
 
 export interface TranscribeOptions {
@@ -72,10 +74,7 @@ export async function transcribeMedia(source: MediaSource | string, options: Tra
   try {
     const input = path.join(dir, 'input');
     ctx.progress?.(0, undefined, 'downloading media');
-    await downloadMedia(http, media.url, input, { maxBytes: config.GLEANER_MEDIA_MAX_BYTES, maxSeconds, headers: media.headers, signal: ctx.signal });
-    const probe = await probeMedia(tools, input, ctx.signal);
-    if (!probe.audio) throw new GleanerError('UNSUPPORTED_CONTENT', `The media (${probe.formatName}) has no audio track to transcribe.`);
-
+    const probe = await fetchAudible(media, input, ctx, tools, maxSeconds);
     // Charged and capped on the audio actually decoded, not on the duration the container claims:
     // ffmpeg stops a second past the cap and reports how far it got.
     ctx.progress?.(0, undefined, 'converting audio');
@@ -91,6 +90,27 @@ export async function transcribeMedia(source: MediaSource | string, options: Tra
     return finishTranscript({ lang: language, aiGenerated: true, durationMinutes: minutes, cached: false, content: segments }, options);
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Downloads the first of the media's renditions that exists and has sound: a rendition answering
+ * 403/404, or holding no audio track (a video-only rendition), gives way to the next one.
+ */
+async function fetchAudible(media: MediaSource, input: string, ctx: MediaContext, tools: MediaTools, maxSeconds: number) {
+  const { config, http } = ctx.services;
+  const urls = [media.url, ...(media.alternates ?? [])];
+  for (let i = 0; ; i++) {
+    const last = i === urls.length - 1;
+    try {
+      await downloadMedia(http, urls[i], input, { maxBytes: config.GLEANER_MEDIA_MAX_BYTES, maxSeconds, headers: media.headers, signal: ctx.signal });
+    } catch (error) {
+      if (!last && error instanceof GleanerError && (error.code === 'CONTENT_NOT_FOUND' || error.code === 'CONTENT_UNAVAILABLE')) continue;
+      throw error;
+    }
+    const probe = await probeMedia(tools, input, ctx.signal);
+    if (probe.audio) return probe;
+    if (last) throw new GleanerError('UNSUPPORTED_CONTENT', `The media (${probe.formatName}) has no audio track to transcribe.`);
   }
 }
 
