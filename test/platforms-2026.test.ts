@@ -266,6 +266,8 @@ describe('Instagram: embedded Relay data, the embed page', () => {
     upstream.serveBody('/reel/Da5ynsiuAZ_/', shell, 'text/html; charset=utf-8');
     upstream.serveBody('/p/Da5ynsiuAZ_/embed/captioned/', fixture('instagram/2026/mbedfx_instagram_embed-captioned_reel_Da5ynsiuAZ__2026-07-20.html'), 'text/html; charset=utf-8');
     upstream.serveBody('/reel/DbN6SsKum-9/', shell, 'text/html; charset=utf-8');
+    // Built by this test: Instagram rate limiting this server.
+    upstream.serveBody('/reel/RateLimited1/', 'Please wait a few minutes before you try again.', 'text/plain', { 'retry-after': '0' }, 429);
     upstream.serveBody('/p/DbN6SsKum-9/embed/captioned/', fixture('instagram/2026/mbedfx_instagram_embed_reel_DbN6SsKum-9_copyright-blocked_EDITED-username_2026-07-26.html'), 'text/html; charset=utf-8');
   });
 
@@ -314,6 +316,10 @@ describe('Instagram: embedded Relay data, the embed page', () => {
     const blocked = await get(`/v1/instagram/transcript?url=${q('https://www.instagram.com/reel/DbN6SsKum-9/')}`, key);
     expect(blocked.status, JSON.stringify(blocked.body)).toBe(403);
     expect(blocked.body.error.message).toContain('copyright');
+    const limited = await get(`/v1/metadata?url=${q('https://www.instagram.com/reel/RateLimited1/')}`, key);
+    expect(limited.status, JSON.stringify(limited.body)).toBe(503);
+    expect(limited.body.error.code).toBe('UPSTREAM_BLOCKED');
+    expect(limited.body.error.message).toContain('GLEANER_PROXY_URL');
     expect(stt.calls).toHaveLength(0);
     expect(await credits(key)).toBe(10);
   });
