@@ -71,8 +71,14 @@ describe('TikTok', () => {
 
   beforeAll(() => {
     upstream.serveBody('/@illojuan/video/7571863205253778710', page, 'text/html; charset=utf-8', { 'set-cookie': ['tt_chain_token=chain123; Path=/; Domain=.tiktok.com; Expires=Wed, 01 Jan 2031 00:00:00 GMT', 'ttwid=1%7Cabc; Path=/'] });
-    // The same page with its caption tracks removed (captionless videos have empty subtitleInfos).
-    const bare = page.replace(/"subtitleInfos":\[[^\]]*\]/, '"subtitleInfos":[]');
+    // The same page with its caption tracks removed (captionless videos have empty subtitleInfos and captionInfos).
+    const bare = page.replace(/(<script[^>]+id="__UNIVERSAL_DATA_FOR_REHYDRATION__"[^>]*>)([\s\S]*?)(<\/script>)/, (_m, open: string, json: string, close: string) => {
+      const data = JSON.parse(json);
+      const video = data.__DEFAULT_SCOPE__['webapp.video-detail'].itemInfo.itemStruct.video;
+      video.subtitleInfos = [];
+      video.claInfo.captionInfos = [];
+      return `${open}${JSON.stringify(data)}${close}`;
+    });
     upstream.serveBody('/@illojuan/video/7571863205253778711', bare.replaceAll('7571863205253778710', '7571863205253778711'), 'text/html; charset=utf-8');
     upstream.serveBody(new URL(subtitles.find((s) => s.LanguageCodeName === 'spa-ES')!.Url).pathname, vtt(['Hola a todos', 'esto es un menú nuevo', 'hasta luego']), 'text/vtt');
     upstream.serveBody(new URL(subtitles.find((s) => s.LanguageCodeName === 'eng-US')!.Url).pathname, vtt(['Hello everyone', 'this is a new menu', 'see you']), 'text/vtt');

@@ -9,6 +9,7 @@ import type { Readable } from 'node:stream';
 import type { HttpClient, StreamResponse } from '../net/http.js';
 import { GleanerError } from '../errors.js';
 import { parseHlsPlaylist, type HlsMediaPlaylist } from './hls.js';
+import { looksLikeDash, parseDashManifest } from './dash.js';
 
 export interface DownloadOptions {
   maxBytes: number;
@@ -17,6 +18,8 @@ export interface DownloadOptions {
   headers?: Record<string, string>;
   signal?: AbortSignal;
   timeoutMs?: number;
+  /** Set for a URL taken from a manifest: it must be the media itself, not another manifest. */
+  mediaOnly?: boolean;
 }
 
 export interface Downloaded {
@@ -49,13 +52,24 @@ function formatBytes(bytes: number): string {
 export async function downloadMedia(http: HttpClient, url: string, dest: string, options: DownloadOptions): Promise<Downloaded> {
   const response = await open(http, url, options, options.maxBytes);
   const contentType = response.headers['content-type']?.split(';')[0].trim().toLowerCase();
+  const head = await readHead(response.body, 512);
+  const start = head.toString('latin1').replace(/^\uFEFF/, '').trimStart();
+  // Manifests are read here, never by ffmpeg: it would follow their URLs (file:///…) on its own.
+  const dash = looksLikeDash(start, contentType);
+  const hls = start.startsWith('#EXTM3U') || Boolean(contentType && HLS_TYPES.test(contentType));
+  if (options.mediaOnly && (dash || hls)) {
+    response.body.destroy();
+    throw new GleanerError('UNSUPPORTED_CONTENT', 'The media a manifest points at is itself a manifest; it is not followed.');
+  }
+  if (dash) {
+    const text = head.toString('utf8') + (await readAll(response.body, 4 * 1024 * 1024)).toString('utf8');
+    return downloadDashAudio(http, response.url, text, dest, options);
+  }
   if (contentType && NOT_MEDIA_TYPES.test(contentType)) {
     response.body.destroy();
     throw new GleanerError('UNSUPPORTED_CONTENT', `The URL leads to ${contentType}, not to audio or video.`);
   }
-  const head = await readHead(response.body, 512);
-  const start = head.toString('latin1').replace(/^\uFEFF/, '').trimStart();
-  if (start.startsWith('#EXTM3U') || (contentType && HLS_TYPES.test(contentType))) {
+  if (hls) {
     const text = head.toString('utf8') + (await readAll(response.body, 4 * 1024 * 1024)).toString('utf8');
     return downloadHls(http, response.url, text, dest, options);
   }
@@ -120,7 +134,7 @@ async function readAll(body: Readable, max: number): Promise<Buffer> {
   let length = 0;
   for await (const chunk of body) {
     length += (chunk as Buffer).length;
-    if (length > max) throw new GleanerError('UNSUPPORTED_CONTENT', 'The HLS playlist is larger than a playlist can be.');
+    if (length > max) throw new GleanerError('UNSUPPORTED_CONTENT', 'The manifest is larger than a manifest can be.');
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks);
@@ -130,6 +144,20 @@ async function fetchText(http: HttpClient, url: string, options: DownloadOptions
   const response = await http.fetch(url, { headers: options.headers, maxBytes: 4 * 1024 * 1024, signal: options.signal });
   if (response.status >= 400) throw statusError(response.status, 'The HLS playlist');
   return { url: response.url, text: response.text() };
+}
+
+/** A DASH manifest: its lightest single-file audio-only representation, downloaded as plain media. */
+async function downloadDashAudio(http: HttpClient, manifestUrl: string, xml: string, dest: string, options: DownloadOptions): Promise<Downloaded> {
+  const manifest = parseDashManifest(xml, manifestUrl);
+  if (manifest.durationSeconds && manifest.durationSeconds > options.maxSeconds) {
+    throw new GleanerError(
+      'PAYLOAD_TOO_LARGE',
+      `The media is ${Math.round(manifest.durationSeconds / 60)} minutes long, more than the ${Math.round(options.maxSeconds / 60)} minutes this server transcribes (GLEANER_MEDIA_MAX_MINUTES).`,
+    );
+  }
+  const audio = manifest.audio[0];
+  if (!audio) throw new GleanerError('UNSUPPORTED_CONTENT', 'The DASH manifest offers no single-file audio track to transcribe.');
+  return downloadMedia(http, audio.url, dest, { ...options, mediaOnly: true });
 }
 
 /**

@@ -14,7 +14,7 @@ import { GleanerError } from '../errors.js';
 import type { TranscriptResponse, TranscriptSegment } from '../platforms/types.js';
 import { aiTranscriptCredits, CAPTION_CREDITS, durationMinutes } from './credits.js';
 import { downloadMedia } from './download.js';
-import { assertMediaTools, ffmpeg, probeMedia, type MediaTools } from './tools.js';
+import { assertMediaTools, ffmpeg, LOCAL_INPUT, probeMedia, progressSeconds, type MediaTools } from './tools.js';
 import { finishTranscript } from './segments.js';
 
 /** What the pipeline needs from the operation context (an OperationContext fits). */
@@ -32,6 +32,8 @@ export interface MediaSource {
   headers?: Record<string, string>;
   /** The platform's stated duration, to refuse overlong media before downloading it. */
   expectedSeconds?: number;
+  /** Further renditions, tried in order when one answers 403/404 or holds no audio track. */
+  alternates?: string[];
 }
 
 export interface TranscribeOptions {
@@ -72,22 +74,43 @@ export async function transcribeMedia(source: MediaSource | string, options: Tra
   try {
     const input = path.join(dir, 'input');
     ctx.progress?.(0, undefined, 'downloading media');
-    await downloadMedia(http, media.url, input, { maxBytes: config.GLEANER_MEDIA_MAX_BYTES, maxSeconds, headers: media.headers, signal: ctx.signal });
-    const probe = await probeMedia(tools, input, ctx.signal);
-    if (!probe.audio) throw new GleanerError('UNSUPPORTED_CONTENT', `The media (${probe.formatName}) has no audio track to transcribe.`);
-    if (probe.durationSeconds > maxSeconds) throw tooLong(probe.durationSeconds, config);
-
-    const minutes = durationMinutes(probe.durationSeconds);
-    await ctx.reserveCredits(aiTranscriptCredits(minutes) - (options.alreadyReserved ?? CAPTION_CREDITS));
-
+    const probe = await fetchAudible(media, input, ctx, tools, maxSeconds);
+    // Charged and capped on the audio actually decoded, not on the duration the container claims:
+    // ffmpeg stops a second past the cap and reports how far it got.
     ctx.progress?.(0, undefined, 'converting audio');
-    const chunks = await splitAudio(tools, input, dir, config.GLEANER_STT_CHUNK_SECONDS, ctx.signal);
+    const { chunks, decodedSeconds } = await splitAudio(tools, input, dir, config.GLEANER_STT_CHUNK_SECONDS, maxSeconds + 1, ctx.signal);
     await fs.rm(input, { force: true });
+    if (chunks.length === 0 || decodedSeconds <= 0) throw new GleanerError('UNSUPPORTED_CONTENT', `The media (${probe.formatName}) holds no audio that could be decoded.`);
+    if (decodedSeconds > maxSeconds) throw tooLong(decodedSeconds, config);
+
+    const minutes = durationMinutes(decodedSeconds);
+    await ctx.reserveCredits(aiTranscriptCredits(minutes) - (options.alreadyReserved ?? CAPTION_CREDITS));
     const transcripts = await transcribeChunks(stt, chunks, options.lang, config.GLEANER_STT_CONCURRENCY, ctx);
     const { segments, language } = stitch(chunks, transcripts, options.lang);
     return finishTranscript({ lang: language, aiGenerated: true, durationMinutes: minutes, cached: false, content: segments }, options);
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Downloads the first of the media's renditions that exists and has sound: a rendition answering
+ * 403/404, or holding no audio track (a video-only rendition), gives way to the next one.
+ */
+async function fetchAudible(media: MediaSource, input: string, ctx: MediaContext, tools: MediaTools, maxSeconds: number) {
+  const { config, http } = ctx.services;
+  const urls = [media.url, ...(media.alternates ?? [])];
+  for (let i = 0; ; i++) {
+    const last = i === urls.length - 1;
+    try {
+      await downloadMedia(http, urls[i], input, { maxBytes: config.GLEANER_MEDIA_MAX_BYTES, maxSeconds, headers: media.headers, signal: ctx.signal });
+    } catch (error) {
+      if (!last && error instanceof GleanerError && (error.code === 'CONTENT_NOT_FOUND' || error.code === 'CONTENT_UNAVAILABLE')) continue;
+      throw error;
+    }
+    const probe = await probeMedia(tools, input, ctx.signal);
+    if (probe.audio) return probe;
+    if (last) throw new GleanerError('UNSUPPORTED_CONTENT', `The media (${probe.formatName}) has no audio track to transcribe.`);
   }
 }
 
@@ -121,23 +144,26 @@ function tooLong(seconds: number, config: Config): GleanerError {
  * One ffmpeg run: first audio track, 16 kHz mono MP3 at 32 kbit/s (about 240 KB a minute, well
  * under upload limits), cut by the segment muxer, whose list gives each chunk's real start and end.
  */
-async function splitAudio(tools: MediaTools, input: string, dir: string, chunkSeconds: number, signal: AbortSignal): Promise<Chunk[]> {
+async function splitAudio(tools: MediaTools, input: string, dir: string, chunkSeconds: number, limitSeconds: number, signal: AbortSignal): Promise<{ chunks: Chunk[]; decodedSeconds: number }> {
   const list = path.join(dir, 'chunks.csv');
-  await ffmpeg(
+  const report = await ffmpeg(
     tools,
     [
-      '-i', input, '-map', '0:a:0', '-vn', '-ac', '1', '-ar', '16000', '-c:a', 'libmp3lame', '-b:a', '32k',
+      ...LOCAL_INPUT, '-i', input, '-t', String(limitSeconds), '-map', '0:a:0', '-vn', '-ac', '1', '-ar', '16000', '-c:a', 'libmp3lame', '-b:a', '32k',
       '-f', 'segment', '-segment_time', String(chunkSeconds), '-reset_timestamps', '1',
       '-segment_list', list, '-segment_list_type', 'csv',
       path.join(dir, 'chunk-%04d.mp3'),
+      '-progress', 'pipe:1',
     ],
     signal,
   );
   const rows = (await fs.readFile(list, 'utf8')).trim().split('\n').filter(Boolean);
-  return rows.map((row) => {
+  const chunks = rows.map((row) => {
     const [name, start, end] = row.split(',');
     return { file: path.join(dir, name), start: Number(start), end: Number(end) };
   });
+  // The segment list's last end includes the encoder's padding; ffmpeg's own report does not.
+  return { chunks, decodedSeconds: progressSeconds(report) ?? chunks.at(-1)?.end ?? 0 };
 }
 
 async function transcribeChunks(stt: SpeechToText, chunks: Chunk[], lang: string | undefined, concurrency: number, ctx: MediaContext): Promise<SpeechTranscript[]> {

@@ -12,6 +12,14 @@ export interface MediaTools {
 
 const working = new Set<string>();
 
+/**
+ * Input options for every run on a downloaded file: the tools read that local file and nothing
+ * else. Only plain media demuxers are allowed, so a file that is really a playlist or a manifest
+ * (HLS, DASH, concat) is refused instead of followed to the URLs inside it (file:///…, other hosts).
+ */
+const MEDIA_DEMUXERS = ['mov', 'mp4', 'm4a', '3gp', '3g2', 'mj2', 'matroska', 'webm', 'mp3', 'aac', 'wav', 'w64', 'ogg', 'flac', 'flv', 'mpegts', 'asf', 'avi', 'aiff', 'caf', 'amr', 'au'];
+export const LOCAL_INPUT = ['-protocol_whitelist', 'file', '-format_whitelist', MEDIA_DEMUXERS.join(',')];
+
 function missing(tool: 'ffmpeg' | 'ffprobe', path: string): GleanerError {
   const variable = tool === 'ffmpeg' ? 'GLEANER_FFMPEG_PATH' : 'GLEANER_FFPROBE_PATH';
   return new GleanerError(
@@ -79,7 +87,7 @@ interface FfprobeJson {
 
 /** What a file holds, or UNSUPPORTED_CONTENT when ffprobe cannot read it as media. */
 export async function probeMedia(tools: MediaTools, file: string, signal?: AbortSignal): Promise<Probe> {
-  const result = await runTool('ffprobe', tools.ffprobe, ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', file], signal);
+  const result = await runTool('ffprobe', tools.ffprobe, ['-v', 'error', ...LOCAL_INPUT, '-print_format', 'json', '-show_format', '-show_streams', file], signal);
   if (result.code !== 0) throw new GleanerError('UNSUPPORTED_CONTENT', `The URL does not lead to a media file that can be read (ffprobe: ${lastLine(result.stderr)}).`);
   const json = JSON.parse(result.stdout) as FfprobeJson;
   const streams = json.streams ?? [];
@@ -97,13 +105,22 @@ export async function probeMedia(tools: MediaTools, file: string, signal?: Abort
   };
 }
 
-/** Runs ffmpeg with the given arguments (after the common quiet flags). */
-export async function ffmpeg(tools: MediaTools, args: string[], signal?: AbortSignal): Promise<void> {
+/** Runs ffmpeg with the given arguments (after the common quiet flags); resolves to its stdout. */
+export async function ffmpeg(tools: MediaTools, args: string[], signal?: AbortSignal): Promise<string> {
   const result = await runTool('ffmpeg', tools.ffmpeg, ['-hide_banner', '-nostdin', '-v', 'error', '-y', ...args], signal);
   if (result.code !== 0) throw new GleanerError('UNSUPPORTED_CONTENT', `The media could not be converted to audio (ffmpeg: ${lastLine(result.stderr)}).`);
+  return result.stdout;
 }
 
+/** The output time ffmpeg reached, from its `-progress pipe:1` report: what was really decoded and written. */
+export function progressSeconds(report: string): number | undefined {
+  const times = [...report.matchAll(/^out_time_us=(\d+)$/gm)].map((m) => Number(m[1]) / 1e6);
+  return times.at(-1);
+}
+
+/** The tool's last complaint, without the server's paths in it (they name the data directory). */
 function lastLine(text: string): string {
   const lines = text.trim().split('\n').filter(Boolean);
-  return (lines.at(-1) ?? 'no output').slice(0, 300);
+  const line = (lines.at(-1) ?? 'no output').replace(/(?:file:)?\/[^\s:'"]+/g, '<file>').replace(/^\[[a-z0-9_,]+ @ 0x[0-9a-f]+\]\s*/i, '');
+  return line.slice(0, 300);
 }

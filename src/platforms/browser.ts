@@ -16,7 +16,7 @@ export const MOBILE_HEADERS: Record<string, string> = {
   'user-agent': 'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
 };
 
-/** GET a platform page or API; 404/410 is CONTENT_NOT_FOUND, 401/403/451 CONTENT_UNAVAILABLE, other errors UPSTREAM_ERROR. */
+/** GET a platform page or API; 404/410 is CONTENT_NOT_FOUND, 401/403/451 CONTENT_UNAVAILABLE, 429 UPSTREAM_BLOCKED, other errors UPSTREAM_ERROR. */
 export async function fetchPlatform(
   http: HttpClient,
   url: string,
@@ -27,6 +27,13 @@ export async function fetchPlatform(
   if (response.status === 404 || response.status === 410) throw new GleanerError('CONTENT_NOT_FOUND', `${what} does not exist (${new URL(url).host} answered ${response.status}).`);
   if (response.status === 401 || response.status === 403 || response.status === 451) {
     throw new GleanerError('CONTENT_UNAVAILABLE', `${what} is not viewable without logging in, or not in this region (${new URL(url).host} answered ${response.status}).`);
+  }
+  // A 429 that outlasted the client's retries is the platform turning this server away.
+  if (response.status === 429) {
+    throw new GleanerError(
+      'UPSTREAM_BLOCKED',
+      `${new URL(url).host} keeps answering 429 (too many requests) for ${what.toLowerCase()}. Route the platform through a proxy (GLEANER_PROXY_URL or its GLEANER_PROXY_URL_<PLATFORM>), or try again later.`,
+    );
   }
   if (response.status >= 400) throw new GleanerError('UPSTREAM_ERROR', `${new URL(url).host} answered ${response.status} for ${what.toLowerCase()}.`);
   return response;

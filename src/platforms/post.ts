@@ -20,6 +20,8 @@ export interface MediaLink {
   /** Headers the media host expects (Referer, the cookies the page handed out). */
   headers?: Record<string, string>;
   durationSeconds?: number;
+  /** Further renditions to try, in order, when one answers 403/404 or has no audio track. */
+  alternates?: string[];
 }
 
 export interface PlatformPost {

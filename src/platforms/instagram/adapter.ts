@@ -1,61 +1,61 @@
 /**
- * Instagram: a logged-out post page carries its facts in meta tags only: OpenGraph (og:video,
- * og:image, og:url), the Twitter card title ("Name (@handle) • Instagram video") and a description
- * of the form '990K likes, 8,873 comments - handle on May 24, 2021: "caption"'. Some reels'
- * logged-out pages carry no video URL; that is said plainly rather than guessed around.
+ * Instagram posts and reels for a logged-out visitor, in the order the 2026 pages allow: the
+ * post page's embedded Relay data (xig_polaris_media → if_not_gated_logged_out, item.ts), then
+ * the embed page (embed.ts), then the page's meta tags (meta.ts, what pages carried until 2024).
+ * Not built: the logged-out /api/graphql flow (LSD token, doc_id) and the cookie-authenticated
+ * /api/v1/media/{pk}/info/ call yt-dlp also uses.
  */
 import type { HttpClient } from '../../net/http.js';
 import { GleanerError } from '../../errors.js';
-import type { Metadata } from '../types.js';
 import type { PlatformPost } from '../post.js';
-import { DESKTOP_HEADERS, fetchPlatform, hashtags, parseCount, titleFrom, toNumber } from '../browser.js';
-import { metaTags } from '../html-meta.js';
-import { parseInstagramUrl } from './url.js';
+import { fetchPlatform } from '../browser.js';
+import { findObject, relayResults } from '../serverjs.js';
+import { parseInstagramUrl, type InstagramRef } from './url.js';
+import { postFromItem, type IgItem } from './item.js';
+import { embedContext, postFromEmbed } from './embed.js';
+import { postFromMetaTags } from './meta.js';
 
-const DESCRIPTION = /^([\d.,]+[KMB]?) likes?, ([\d.,]+[KMB]?) comments? - ([A-Za-z0-9._]+) on ([A-Z][a-z]+ \d{1,2}, \d{4})(?::\s*"([\s\S]*)"\.?)?\s*$/;
-const CARD_TITLE = /^(.*) \(@([A-Za-z0-9._]+)\) • Instagram (video|reel|photo|post)/;
+type Gate = { found: false } | { found: true; item: IgItem | null };
+
+/** The page's xig_polaris_media: the item when shown to logged-out visitors, null when gated. */
+function polarisMedia(html: string): Gate {
+  const holder = findObject(
+    relayResults(html).map((r) => r.data),
+    (n) => 'xig_polaris_media' in n,
+  );
+  const media = holder?.xig_polaris_media as { if_not_gated_logged_out?: IgItem | null } | null | undefined;
+  if (!holder || !media) return { found: false };
+  return { found: true, item: media.if_not_gated_logged_out ?? null };
+}
+
+async function fromEmbed(http: HttpClient, ref: InstagramRef, signal?: AbortSignal): Promise<PlatformPost | undefined> {
+  let html: string;
+  try {
+    html = (await fetchPlatform(http, `https://www.instagram.com/p/${ref.code}/embed/captioned/`, 'The Instagram embed', { signal })).text();
+  } catch {
+    // The embed is a second source: its failure leaves the first source's answer standing.
+    return undefined;
+  }
+  const context = embedContext(html);
+  return context ? postFromEmbed(context, ref.code) : undefined;
+}
 
 export async function fetchInstagram(http: HttpClient, url: URL, signal?: AbortSignal): Promise<PlatformPost> {
   const ref = parseInstagramUrl(url);
   if (!ref) throw new GleanerError('UNSUPPORTED_URL', `${url} is not an Instagram post or reel URL.`);
   const pageUrl = `https://www.instagram.com/${ref.kind}/${ref.code}/`;
   const page = await fetchPlatform(http, pageUrl, 'The Instagram post', { signal });
+  const loginWall = new GleanerError('CONTENT_UNAVAILABLE', `Instagram asks for a login to see post ${ref.code} (it may be private or age-restricted).`);
   if (new URL(page.url).pathname.startsWith('/accounts/login')) {
-    throw new GleanerError('CONTENT_UNAVAILABLE', `Instagram asks for a login to see post ${ref.code} (it may be private or age-restricted).`);
+    const embedded = await fromEmbed(http, ref, signal);
+    if (embedded) return embedded;
+    throw loginWall;
   }
-  const meta = metaTags(page.text());
-  const card = CARD_TITLE.exec(meta.get('twitter:title') ?? '');
-  const description = DESCRIPTION.exec(meta.get('og:description') ?? meta.get('description') ?? '');
-  if (!card && !description && !meta.get('og:url')) {
-    throw new GleanerError('CONTENT_NOT_FOUND', `Instagram post ${ref.code} does not exist, or was removed.`);
-  }
-  const caption = description?.[5]?.trim() || /on Instagram: "([\s\S]*)"$/.exec(meta.get('og:title') ?? '')?.[1]?.trim() || null;
-  const handle = card?.[2] ?? description?.[3];
-  const date = description ? new Date(`${description[4]} 00:00:00 UTC`) : undefined;
-  const width = toNumber(meta.get('og:video:width'));
-  const height = toNumber(meta.get('og:video:height'));
-  const images = [...new Set([meta.get('og:image'), meta.get('twitter:image')].filter((u): u is string => Boolean(u)))];
-  const metadata: Metadata = {
-    platform: 'instagram',
-    url: meta.get('og:url') || pageUrl,
-    id: ref.code,
-    title: titleFrom(caption),
-    description: caption,
-    author: handle || card ? { name: card?.[1] ?? handle ?? null, handle, id: meta.get('instapp:owner_user_id'), url: handle ? `https://www.instagram.com/${handle}/` : undefined } : null,
-    counts: description ? { likes: parseCount(description[1]), comments: parseCount(description[2]) } : undefined,
-    thumbnails: images.map((u) => ({ url: u })),
-    publishedAt: date && !Number.isNaN(date.getTime()) ? date.toISOString().slice(0, 10) : undefined,
-    tags: hashtags(caption),
-  };
-  const video = meta.get('og:video:secure_url') || meta.get('og:video') || meta.get('og:video:url');
-  if (video) {
-    metadata.thumbnails = metadata.thumbnails.map((t) => ({ ...t, width, height }));
-    return { metadata, captions: [], media: { url: video, headers: { referer: 'https://www.instagram.com/', 'user-agent': DESKTOP_HEADERS['user-agent'] } } };
-  }
-  const kind = card?.[3];
-  const noMedia =
-    kind === 'photo' || kind === 'post'
-      ? new GleanerError('TRANSCRIPT_UNAVAILABLE', `Instagram post ${ref.code} is a photo post: it has no video or audio to transcribe.`)
-      : new GleanerError('CONTENT_UNAVAILABLE', `Instagram did not give a logged-out visitor the video of ${ref.code}; it may need a login, be private or region-locked.`);
-  return { metadata, captions: [], noMedia };
+  const html = page.text();
+  const polaris = polarisMedia(html);
+  if (polaris.found && polaris.item) return postFromItem(polaris.item, ref.code);
+  const embedded = await fromEmbed(http, ref, signal);
+  if (embedded) return embedded;
+  if (polaris.found) throw loginWall;
+  return postFromMetaTags(html, ref, pageUrl);
 }

@@ -1,14 +1,19 @@
 /**
  * TikTok: the video page carries the post as JSON (the __UNIVERSAL_DATA_FOR_REHYDRATION__ script,
- * under webapp.video-detail), with the author, counts, the play address and WebVTT caption tracks.
- * The CDN wants the page's cookies (tt_chain_token) and a tiktok.com Referer on media requests.
+ * under webapp.video-detail), with the author, counts, the renditions and WebVTT caption tracks
+ * (subtitleInfos, and claInfo.captionInfos). A WAF challenge page in its place is solved
+ * (challenge.ts) and the page asked for again. The CDN wants the page's cookies (tt_chain_token)
+ * and a tiktok.com Referer on media requests.
  */
 import type { HttpClient } from '../../net/http.js';
 import { GleanerError } from '../../errors.js';
 import type { Metadata } from '../types.js';
 import type { CaptionTrack, PlatformPost } from '../post.js';
 import { cookiesOf, DESKTOP_HEADERS, fetchPlatform, titleFrom, toNumber } from '../browser.js';
+import { blocked, changed } from '../refusal.js';
 import { parseTikTokUrl } from './url.js';
+import { readChallenge, solveChallenge } from './challenge.js';
+import { speechRenditions, type BitrateInfo } from './renditions.js';
 
 interface UrlEntry {
   UrlList?: string[];
@@ -26,7 +31,7 @@ interface ItemStruct {
   challenges?: Array<{ title?: string }>;
   textExtra?: Array<{ hashtagName?: string }>;
   textLanguage?: string;
-  imagePost?: unknown;
+  imagePost?: { images?: Array<{ imageURL?: { urlList?: string[] }; imageWidth?: number; imageHeight?: number }> };
   video?: {
     duration?: number;
     width?: number;
@@ -35,9 +40,12 @@ interface ItemStruct {
     originCover?: string;
     playAddr?: string;
     downloadAddr?: string;
-    bitrateInfo?: Array<{ Bitrate?: number; PlayAddr?: UrlEntry }>;
+    bitrateInfo?: Array<BitrateInfo & { PlayAddr?: UrlEntry }>;
     subtitleInfos?: Array<{ LanguageCodeName?: string; Url?: string; Format?: string; Source?: string }>;
-    claInfo?: { originalLanguageInfo?: { languageCode?: string; language?: string } };
+    claInfo?: {
+      originalLanguageInfo?: { languageCode?: string; language?: string };
+      captionInfos?: Array<{ language?: string; url?: string; urlList?: string[]; captionFormat?: string; isAutoGen?: boolean; isOriginalCaption?: boolean }>;
+    };
   };
   music?: { playUrl?: string; duration?: number };
 }
@@ -48,17 +56,18 @@ interface VideoDetail {
   itemInfo?: { itemStruct?: ItemStruct };
 }
 
-/** webapp.video-detail status codes seen on logged-out pages. */
-function statusError(code: number, id: string): GleanerError {
+/** webapp.video-detail status codes, mapped as yt-dlp maps them. */
+function statusError(code: number, message: string | undefined, id: string): GleanerError {
   switch (code) {
     case 10204:
-      return new GleanerError('CONTENT_NOT_FOUND', `TikTok video ${id} does not exist or was removed.`);
+      // The same code says "removed" (with TikTok's own message saying so) and "this address is blocked".
+      if (/doesn.t exist|not exist|removed|deleted/i.test(message ?? '')) return new GleanerError('CONTENT_NOT_FOUND', `TikTok video ${id} does not exist or was removed.`);
+      return blocked('tiktok', `it withholds video ${id} from this server's address (status 10204)`);
+    case 10216:
     case 10222:
-      return new GleanerError('CONTENT_UNAVAILABLE', `TikTok video ${id} is private: only logged-in followers can see it.`);
+      return new GleanerError('CONTENT_UNAVAILABLE', `TikTok video ${id} is private (a private post or account): only approved logged-in viewers can see it.`);
     case 10231:
       return new GleanerError('CONTENT_UNAVAILABLE', `TikTok video ${id} is not available in this server's region.`);
-    case 10216:
-      return new GleanerError('CONTENT_UNAVAILABLE', `TikTok video ${id} is under review and cannot be viewed now.`);
     default:
       return new GleanerError('UPSTREAM_ERROR', `TikTok answered status ${code} for video ${id}.`);
   }
@@ -89,18 +98,32 @@ export async function fetchTikTok(http: HttpClient, url: URL, signal?: AbortSign
   const ref = parseTikTokUrl(url);
   if (!ref) throw new GleanerError('UNSUPPORTED_URL', `${url} is not a TikTok video URL.`);
   const pageUrl = ref.short ?? `https://www.tiktok.com/@${encodeURIComponent(ref.user ?? '_')}/video/${ref.id}`;
-  const page = await fetchPlatform(http, pageUrl, 'The TikTok video', { signal });
+  let page = await fetchPlatform(http, pageUrl, 'The TikTok video', { signal });
+  let detail = readDetail(page.text());
+  if (!detail) {
+    const challenge = readChallenge(page.text());
+    if (!challenge) throw changed('tiktok', 'the video data (__UNIVERSAL_DATA_FOR_REHYDRATION__) in the page');
+    const answer = await solveChallenge(challenge, signal);
+    if (!answer) throw blocked('tiktok', 'it served a challenge page that could not be solved');
+    page = await fetchPlatform(http, page.url, 'The TikTok video', { signal, headers: { ...DESKTOP_HEADERS, cookie: answer } });
+    detail = readDetail(page.text());
+    if (!detail) throw blocked('tiktok', 'it served its challenge page again after it was solved');
+  }
   const id = ref.id ?? parseTikTokUrl(new URL(page.url))?.id;
   if (!id) throw new GleanerError('CONTENT_NOT_FOUND', `The TikTok link ${url} does not lead to a video.`);
-  const detail = readDetail(page.text());
-  if (!detail) throw new GleanerError('UPSTREAM_ERROR', `The TikTok page of video ${id} did not hold the video's data (TikTok may have changed its page, or asked for a captcha).`);
-  if (detail.statusCode) throw statusError(detail.statusCode, id);
+  if (detail.statusCode) throw statusError(detail.statusCode, detail.statusMsg, id);
   const item = detail.itemInfo?.itemStruct;
   if (!item?.id) throw new GleanerError('CONTENT_NOT_FOUND', `TikTok returned no video for ${id}.`);
 
   const cookie = cookiesOf(page);
   const mediaHeaders = { referer: 'https://www.tiktok.com/', 'user-agent': DESKTOP_HEADERS['user-agent'], ...(cookie ? { cookie } : {}) };
-  return { metadata: toMetadata(item), media: mediaLink(item, mediaHeaders), captions: captionTracks(item), captionHeaders: mediaHeaders };
+  const metadata = toMetadata(item);
+  if (item.imagePost?.images?.length) {
+    // A photo slideshow: its pictures are the post; the music under them is not its words.
+    const noMedia = new GleanerError('TRANSCRIPT_UNAVAILABLE', `TikTok post ${id} is a photo slideshow: it has no spoken video to transcribe.`);
+    return { metadata, captions: [], noMedia };
+  }
+  return { metadata, media: mediaLink(item, mediaHeaders), captions: captionTracks(item), captionHeaders: mediaHeaders };
 }
 
 function toMetadata(item: ItemStruct): Metadata {
@@ -110,8 +133,13 @@ function toMetadata(item: ItemStruct): Metadata {
   const video = item.video;
   const tags = [...(item.challenges ?? []).map((c) => c.title), ...(item.textExtra ?? []).map((t) => t.hashtagName)].filter((t): t is string => Boolean(t));
   const created = toNumber(item.createTime);
+  const images = (item.imagePost?.images ?? []).flatMap((image) => {
+    const url = image.imageURL?.urlList?.[0];
+    return url ? [{ url, width: image.imageWidth, height: image.imageHeight }] : [];
+  });
   return {
     platform: 'tiktok',
+    type: images.length ? 'carousel' : 'video',
     url: `https://www.tiktok.com/@${handle ?? '_'}/video/${item.id}`,
     id: item.id,
     title: titleFrom(item.desc),
@@ -124,34 +152,39 @@ function toMetadata(item: ItemStruct): Metadata {
       shares: toNumber(stats.shareCount),
       saves: toNumber(stats.collectCount),
     },
-    thumbnails: [video?.originCover, video?.cover]
-      .filter((u): u is string => Boolean(u))
-      .map((u) => ({ url: u, width: video?.width, height: video?.height })),
-    durationSeconds: toNumber(video?.duration),
+    thumbnails: images.length
+      ? images
+      : [video?.originCover, video?.cover].filter((u): u is string => Boolean(u)).map((u) => ({ url: u, width: video?.width, height: video?.height })),
+    durationSeconds: images.length ? undefined : toNumber(video?.duration),
     publishedAt: created ? new Date(created * 1000).toISOString() : undefined,
     tags: [...new Set(tags)],
     language: item.textLanguage && item.textLanguage !== 'un' ? item.textLanguage : undefined,
   };
 }
 
-/** The lightest rendition: speech needs no picture quality. */
+/** The renditions that may carry sound, lightest first (renditions.ts); the pipeline tries them in turn. */
 function mediaLink(item: ItemStruct, headers: Record<string, string>): PlatformPost['media'] {
   const video = item.video;
-  const renditions = [...(video?.bitrateInfo ?? [])].sort((a, b) => (a.Bitrate ?? 0) - (b.Bitrate ?? 0));
-  const url = renditions.map((r) => r.PlayAddr?.UrlList?.[0]).find(Boolean) ?? video?.playAddr ?? video?.downloadAddr;
-  if (url) return { url, headers, durationSeconds: toNumber(video?.duration) };
-  // Photo posts play a sound track; its words (if any) are what can be transcribed.
-  if (item.music?.playUrl) return { url: item.music.playUrl, headers, durationSeconds: toNumber(item.music.duration) };
-  return undefined;
+  const [url, ...alternates] = speechRenditions(video?.bitrateInfo, video?.playAddr ?? video?.downloadAddr);
+  if (!url) return undefined;
+  return { url, alternates, headers, durationSeconds: toNumber(video?.duration) };
 }
 
+/** subtitleInfos first; claInfo.captionInfos (the newer list, with its own field names) when that is empty. */
 function captionTracks(item: ItemStruct): CaptionTrack[] {
   const original = item.video?.claInfo?.originalLanguageInfo?.languageCode;
-  return (item.video?.subtitleInfos ?? [])
+  const subtitles = (item.video?.subtitleInfos ?? [])
     .filter((s) => s.Url && (s.Format ?? 'webvtt').toLowerCase() === 'webvtt')
     .map((s) => {
       const lang = bcp47(s.LanguageCodeName);
-      const source = s.Source === 'MT' ? 'translation' : s.Source === 'ASR' ? 'asr' : 'author';
+      const source: CaptionTrack['source'] = s.Source === 'MT' ? 'translation' : s.Source === 'ASR' ? 'asr' : 'author';
       return { lang, url: s.Url!, format: 'webvtt' as const, source, original: source !== 'translation' && (!original || lang.split('-')[0] === original) };
+    });
+  if (subtitles.length) return subtitles;
+  return (item.video?.claInfo?.captionInfos ?? [])
+    .filter((c) => (c.url ?? c.urlList?.[0]) && (c.captionFormat ?? 'webvtt').toLowerCase() === 'webvtt')
+    .map((c) => {
+      const source: CaptionTrack['source'] = c.isOriginalCaption === false ? 'translation' : c.isAutoGen === false ? 'author' : 'asr';
+      return { lang: bcp47(c.language), url: (c.url ?? c.urlList?.[0])!, format: 'webvtt' as const, source, original: Boolean(c.isOriginalCaption) };
     });
 }
