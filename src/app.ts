@@ -4,7 +4,7 @@
  */
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
-import { openStore } from './store/store.js';
+import { openStore, type Store } from './store/store.js';
 import { Accounts } from './accounts/accounts.js';
 import { RateLimiter } from './accounts/rate.js';
 import { systemClock, type Clock } from './accounts/clock.js';
@@ -34,11 +34,13 @@ export interface AppOptions {
   operations?: AnyOperation[];
   /** DNS for the SSRF guard (tests point names at blocked addresses with it). */
   resolver?: Resolver;
+  /** An already-open store to use instead of the configured one (the doctor's scratch store); closed with the app. */
+  store?: Store;
 }
 
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const log = options.logger ?? createLogger(config.GLEANER_LOG_LEVEL);
-  const store = await openStore({ dataDir: config.GLEANER_DATA_DIR, storeUrl: config.GLEANER_STORE_URL });
+  const store = options.store ?? (await openStore({ dataDir: config.GLEANER_DATA_DIR, storeUrl: config.GLEANER_STORE_URL }));
   const accounts = new Accounts(store, options.clock ?? systemClock);
   const jobs = new Jobs(store, log, config.GLEANER_JOB_CONCURRENCY);
   const http = new HttpClient({
