@@ -73,7 +73,7 @@ describe('conventional CLI', () => {
 describe('gleaner mcp without a key', () => {
   it('acts as the local owner of its store, the same account on every start', { timeout: 120_000 }, async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-owner-'));
-    const childEnv = { ...(process.env as Record<string, string>), GLEANER_DATA_DIR: dataDir };
+    const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), GLEANER_DATA_DIR: dataDir };
     delete childEnv.GLEANER_API_KEY;
     const accountOnce = async () => {
       const client = new Client({ name: 'local-owner-test', version: '1' });
