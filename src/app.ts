@@ -4,7 +4,7 @@
  */
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
-import { openStore } from './store/store.js';
+import { openStore, type Store } from './store/store.js';
 import { Accounts } from './accounts/accounts.js';
 import { RateLimiter } from './accounts/rate.js';
 import { systemClock, type Clock } from './accounts/clock.js';
@@ -41,13 +41,15 @@ export interface AppOptions {
   resolver?: Resolver;
   /** False: this process enqueues jobs but does not work them (`serve --no-worker`). */
   jobWorker?: boolean;
+  /** An already-open store to use instead of the configured one (the doctor's scratch store); closed with the app. */
+  store?: Store;
 }
 
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const log = options.logger ?? createLogger(config.GLEANER_LOG_LEVEL, config.GLEANER_LOG_FORMAT);
   // An unknown InnerTube client name stops the start, naming it, rather than failing every transcript.
   youtubeClients(config.GLEANER_YOUTUBE_CLIENTS);
-  const store = await openStore({ dataDir: config.GLEANER_DATA_DIR, storeUrl: config.GLEANER_STORE_URL });
+  const store = options.store ?? (await openStore({ dataDir: config.GLEANER_DATA_DIR, storeUrl: config.GLEANER_STORE_URL }));
   const accounts = new Accounts(store, options.clock ?? systemClock);
   const leaseMs = config.GLEANER_JOB_LEASE_SECONDS * 1000;
   // On Redis, jobs go through BullMQ so every serve and worker on it shares them; embedded, they run in-process.

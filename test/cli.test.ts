@@ -5,6 +5,8 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { loadConfig } from '../src/config.js';
 
 const run = promisify(execFile);
@@ -33,6 +35,62 @@ describe('gleaner keys', () => {
     const env = { GLEANER_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-cli-')) };
     await expect(gleaner(['keys', 'create', '--plan', 'Platinum'], env)).rejects.toMatchObject({ stderr: expect.stringContaining('Unknown plan "Platinum"') });
     await expect(gleaner(['keys', 'list'], { ...env, GLEANER_PORT: 'eighty' })).rejects.toMatchObject({ stderr: expect.stringContaining('GLEANER_PORT') });
+  });
+});
+
+describe('conventional CLI', () => {
+  // Several CLI processes per test: slow on a busy machine.
+  const SPAWNS = { timeout: 120_000 };
+  const env = () => ({ GLEANER_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-cli-')) });
+
+  it('prints help on stdout and exits 0, for the whole and for each command', SPAWNS, async () => {
+    for (const args of [['--help'], ['-h'], ['help']]) {
+      const { stdout, stderr } = await gleaner(args, env());
+      expect(stdout).toMatch(/Usage: gleaner <command>/);
+      for (const command of ['serve', 'mcp', 'keys', 'doctor', 'docs']) expect(stdout).toContain(`  ${command} `);
+      expect(stderr).toBe('');
+    }
+    expect((await gleaner(['keys', '--help'], env())).stdout).toMatch(/^Usage: gleaner keys create --plan <plan>/);
+    expect((await gleaner(['doctor', '-h'], env())).stdout).toMatch(/^Usage: gleaner doctor \[--json\] \[URL \.\.\.\]/);
+    expect((await gleaner(['help', 'serve'], env())).stdout).toMatch(/^Usage: gleaner serve/);
+  });
+
+  it('prints the package version', SPAWNS, async () => {
+    const { version } = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { version: string };
+    expect((await gleaner(['--version'], env())).stdout).toBe(`${version}\n`);
+  });
+
+  it('names a missing option and an unknown command plainly', SPAWNS, async () => {
+    await expect(gleaner(['keys', 'create'], env())).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('Missing --plan. Plans: Free, Basic, Pro, Mega, Giga, Apex, Enterprise.'),
+    });
+    await expect(gleaner(['keys', 'set-plan', 'acct_1'], env())).rejects.toMatchObject({ stderr: expect.stringContaining('Missing the plan. Plans: Free') });
+    await expect(gleaner(['frobnicate'], env())).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('Unknown command "frobnicate"') });
+  });
+});
+
+describe('gleaner mcp without a key', () => {
+  it('acts as the local owner of its store, the same account on every start', { timeout: 120_000 }, async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-owner-'));
+    const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), GLEANER_DATA_DIR: dataDir };
+    delete childEnv.GLEANER_API_KEY;
+    const accountOnce = async () => {
+      const client = new Client({ name: 'local-owner-test', version: '1' });
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp'], env: childEnv, stderr: 'pipe' }));
+      try {
+        const result = await client.callTool({ name: 'account', arguments: {} });
+        expect(result.isError).toBeFalsy();
+        return result.structuredContent as { id: string; plan: string };
+      } finally {
+        await client.close();
+      }
+    };
+    const first = await accountOnce();
+    expect(first.plan).toBe('Enterprise');
+    expect((await accountOnce()).id).toBe(first.id);
+    const listed = await gleaner(['keys', 'list'], { GLEANER_DATA_DIR: dataDir });
+    expect(listed.stdout.split('\n').filter((line) => line.includes('local-owner'))).toHaveLength(1);
   });
 });
 

@@ -21,7 +21,7 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
       case 'set-plan':
         return await setPlan(accounts, rest);
       default:
-        process.stderr.write('Usage: gleaner keys create|list|revoke|set-plan (see gleaner --help)\n');
+        process.stderr.write(`${action ? `Unknown keys action "${action}". ` : ''}Usage: gleaner keys create|list|revoke|set-plan (see gleaner keys --help)\n`);
         return 2;
     }
   } catch (error) {
@@ -35,15 +35,16 @@ export async function runKeysCommand(config: Config, args: string[]): Promise<nu
   }
 }
 
-function planArgument(text: string | undefined): (typeof PLAN_NAMES)[number] {
-  const plan = text ? parsePlanName(text) : undefined;
+function planArgument(text: string | undefined, missing: string, usage: string): (typeof PLAN_NAMES)[number] {
+  if (!text) throw new GleanerError('INVALID_REQUEST', `Missing ${missing}. Plans: ${PLAN_NAMES.join(', ')}. Usage: ${usage}`);
+  const plan = parsePlanName(text);
   if (!plan) throw new GleanerError('INVALID_REQUEST', `Unknown plan "${text ?? ''}". Plans: ${PLAN_NAMES.join(', ')}.`);
   return plan;
 }
 
 async function create(accounts: Accounts, args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { plan: { type: 'string' }, name: { type: 'string' }, credits: { type: 'string' } } });
-  const plan = planArgument(values.plan);
+  const plan = planArgument(values.plan, '--plan', 'gleaner keys create --plan <plan> [--name <label>] [--credits <n>]');
   let monthlyCredits: number | undefined;
   if (values.credits !== undefined) {
     monthlyCredits = Number(values.credits);
@@ -84,7 +85,7 @@ async function revoke(accounts: Accounts, args: string[]): Promise<number> {
 async function setPlan(accounts: Accounts, args: string[]): Promise<number> {
   const [id, planText] = args;
   if (!id) throw new GleanerError('INVALID_REQUEST', 'Usage: gleaner keys set-plan <id> <plan>');
-  const plan = planArgument(planText);
+  const plan = planArgument(planText, 'the plan', 'gleaner keys set-plan <id> <plan>');
   const account = await accounts.setPlan(id, plan);
   const credits = PLANS[plan].monthlyCredits ?? 'unlimited';
   process.stdout.write(`${account.id} is now on the ${plan} plan (${credits} credits a month).\n`);

@@ -1,35 +1,127 @@
 #!/usr/bin/env node
 /**
- * The `gleaner` command: serve (REST + MCP over HTTP), mcp (MCP over stdio) and keys.
- * Results a script may capture go to stdout; everything else goes to stderr.
+ * The `gleaner` command. One table of commands; each command's module is imported only when it
+ * runs, so `gleaner keys list` or `--version` never load the platform adapters or the servers.
+ * Results a script may capture (and --help, --version) go to stdout; everything else goes to stderr.
  */
-import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig, type Config } from '../config.js';
-import { createApp } from '../app.js';
-import { startHttpServer } from '../surfaces/http-server.js';
-import { serveStdio } from '../surfaces/mcp/sdk.js';
-import { createToolSet } from '../surfaces/mcp/toolset.js';
-import { SERVER_IDENTITY } from '../surfaces/identity.js';
-import { runKeysCommand } from './keys.js';
-import { runDocsCommand } from './docs.js';
+import fs from 'node:fs';
+import type { Config } from '../config.js';
 
-const USAGE = `Usage:
-  gleaner serve [--host 127.0.0.1] [--port 8080] [--no-worker]   REST API under /v1 and MCP at /mcp
-  gleaner mcp                                      MCP server over stdio (key from GLEANER_API_KEY)
-  gleaner worker                                   works queued jobs only (needs GLEANER_STORE_URL=redis://...)
-  gleaner keys create --plan <plan> [--name <label>] [--credits <monthly allowance>]
-  gleaner keys list
-  gleaner keys revoke <id>
-  gleaner keys set-plan <id> <plan>
-  gleaner docs [--check]                           regenerate (or check) README's operation table and manifest.json's tools
-Plans: Free, Basic, Pro, Mega, Giga, Apex, Enterprise. Configuration: environment variables (see README).`;
+type Run = (config: Config, args: string[]) => Promise<number>;
+
+interface Command {
+  /** One line for `gleaner --help`. */
+  summary: string;
+  /** The command's own help, printed by `gleaner <command> --help`. */
+  usage: string;
+  load: () => Promise<Run>;
+}
+
+const PLANS_LINE = 'Plans: Free, Basic, Pro, Mega, Giga, Apex, Enterprise.';
+
+/** Adding a command is one entry here and one module exporting its run function. */
+const COMMANDS: Record<string, Command> = {
+  serve: {
+    summary: 'REST API under /v1 and MCP at /mcp over HTTP',
+    usage: `gleaner serve [--host 127.0.0.1] [--port 8080] [--no-worker]
+  Serves the REST API under /v1 and MCP (streamable HTTP) at /mcp. With no key in the store, creates an
+  owner key (Enterprise plan) and prints it once. Host and port default to GLEANER_HOST and GLEANER_PORT.
+   --no-worker: enqueue jobs but leave their work to "gleaner worker" processes (Redis store).`,
+    load: async () => (await import('./serve.js')).runServe,
+  },
+  mcp: {
+    summary: 'MCP server over stdio (for Claude Desktop and other local clients)',
+    usage: `gleaner mcp
+  MCP over stdio. Tool calls act as the key in GLEANER_API_KEY; without one they act as the local owner
+  of the store in GLEANER_DATA_DIR (an Enterprise account named "local-owner", made on first use).`,
+    load: async () => (await import('./mcp.js')).runMcp,
+  },
+  keys: {
+    summary: 'create, list, revoke and re-plan API keys',
+    usage: `gleaner keys create --plan <plan> [--name <label>] [--credits <monthly allowance>]
+gleaner keys list
+gleaner keys revoke <id>
+gleaner keys set-plan <id> <plan>
+  ${PLANS_LINE} "create" prints the key alone on stdout, once.`,
+    load: async () => (await import('./keys.js')).runKeysCommand,
+  },
+  doctor: {
+    summary: 'live check of every platform and the local parts from this machine',
+    usage: `gleaner doctor [--json] [URL ...]
+  Probes one known public item per platform (or the URLs given) through Gleaner's own handlers, metadata
+  then captions, without keys or credits, and the local parts: store, ffmpeg, ffprobe, speech-to-text and
+  language-model endpoints. Each check is ok, blocked, changed, failed or skipped; exits 0 only when none is
+  blocked, changed or failed. --json prints { "ok", "checks": [{ "name", "platform", "status", "detail" }] }.`,
+    load: async () => (await import('./doctor.js')).runDoctor,
+  },
+  worker: {
+    summary: 'works queued jobs only (needs GLEANER_STORE_URL=redis://...)',
+    usage: `gleaner worker
+   Works jobs from the shared queue (BullMQ on the Redis of GLEANER_STORE_URL), GLEANER_JOB_CONCURRENCY at
+   once, without serving anything. Start as many as the work needs; on the embedded SQLite store jobs run in
+   the serve or mcp process that accepted them.`,
+    load: async () => {
+      const [{ runWorkerCommand }, { untilSignal }] = await Promise.all([import('./worker.js'), import('./signals.js')]);
+      return (config, args) => runWorkerCommand(config, args, untilSignal);
+    },
+  },
+  docs: {
+    summary: "regenerate (or --check) README's operation table and manifest.json's tools",
+    usage: `gleaner docs [--check]
+  Writes the README operation table and manifest.json's tools from the table of operations; --check only
+  says whether they are stale (exit 1).`,
+    load: async () => {
+      const { runDocsCommand } = await import('./docs.js');
+      return (_config, args) => runDocsCommand(args);
+    },
+  },
+};
+
+function overview(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length));
+  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`);
+  return `Usage: gleaner <command> [options]   (gleaner <command> --help for its options)
+
+Commands:
+${lines.join('\n')}
+
+  gleaner --version   prints the version
+${PLANS_LINE} Configuration: environment variables (see README).`;
+}
+
+function version(): string {
+  // package.json sits two levels above both src/cli and dist/cli.
+  const pkg = JSON.parse(fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+const wantsHelp = (args: string[]) => args.includes('--help') || args.includes('-h');
 
 async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  if (!command || command === '--help' || command === 'help') {
-    process.stderr.write(`${USAGE}\n`);
-    return command ? 0 : 2;
+  const [name, ...rest] = argv;
+  if (name === '--version' || name === '-v' || name === 'version') {
+    process.stdout.write(`${version()}\n`);
+    return 0;
   }
+  if (name === undefined) {
+    process.stderr.write(`${overview()}\n`);
+    return 2;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
+    const topic = rest[0] !== undefined ? COMMANDS[rest[0]] : undefined;
+    process.stdout.write(`${topic ? `Usage: ${topic.usage}` : overview()}\n`);
+    return 0;
+  }
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) {
+    process.stderr.write(`Unknown command "${name}".\n${overview()}\n`);
+    return 2;
+  }
+  if (wantsHelp(rest)) {
+    process.stdout.write(`Usage: ${command.usage}\n`);
+    return 0;
+  }
+  const { ConfigError, loadConfig } = await import('../config.js');
   let config: Config;
   try {
     config = loadConfig();
@@ -40,63 +132,8 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
-  switch (command) {
-    case 'serve':
-      return serve(config, rest);
-    case 'mcp':
-      return mcpStdio(config);
-    case 'worker':
-      return (await import('./worker.js')).runWorkerCommand(config, rest, untilSignal);
-    case 'keys':
-      return runKeysCommand(config, rest);
-    case 'docs':
-      return runDocsCommand(rest);
-    default:
-      process.stderr.write(`Unknown command "${command}".\n${USAGE}\n`);
-      return 2;
-  }
-}
-
-async function serve(config: Config, args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { host: { type: 'string' }, port: { type: 'string' }, 'no-worker': { type: 'boolean' } } });
-  const host = values.host ?? config.GLEANER_HOST;
-  const port = values.port !== undefined ? Number(values.port) : config.GLEANER_PORT;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    process.stderr.write(`--port: "${values.port}" is not a port number\n`);
-    return 2;
-  }
-  const app = await createApp(config, { jobWorker: !values['no-worker'] });
-  if (!(await app.services.accounts.hasActiveKeys())) {
-    const { account, apiKey } = await app.services.accounts.create({ plan: 'Enterprise', name: 'owner' });
-    process.stdout.write(
-      `No API keys existed, so an owner key (Enterprise plan, id ${account.id}) was created. It is shown this once:\n\n  ${apiKey}\n\nSend it in the x-api-key header. Manage keys with "gleaner keys".\n\n`,
-    );
-  }
-  const server = await startHttpServer(app, { host, port });
-  app.log.info({ url: server.url, store: app.services.store.location }, `Gleaner listening: REST ${server.url}/v1, MCP ${server.url}/mcp`);
-  await untilSignal();
-  await server.close();
-  await app.close();
-  return 0;
-}
-
-async function mcpStdio(config: Config): Promise<number> {
-  const app = await createApp(config);
-  if (!config.GLEANER_API_KEY) {
-    app.log.warn('GLEANER_API_KEY is not set: tools are listed, but every tool call answers UNAUTHORIZED until a key is configured.');
-  }
-  const close = await serveStdio(SERVER_IDENTITY, createToolSet(app), config.GLEANER_API_KEY);
-  await Promise.race([untilSignal(), new Promise<void>((resolve) => process.stdin.once('close', () => resolve()))]);
-  await close();
-  await app.close();
-  return 0;
-}
-
-function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
+  const run = await command.load();
+  return run(config, rest);
 }
 
 main(process.argv.slice(2)).then(

@@ -17,6 +17,11 @@ import { recordCharge, recordFailure, recordJobEnd } from './observe.js';
 
 export interface CallOptions {
   apiKey: string | undefined;
+  /**
+   * An account id the surface vouches for instead of a key: only the stdio server's local owner
+   * (src/cli/local-owner.ts), a process of the store's own user. Never set from a request.
+   */
+  actAs?: string;
   requestId?: string;
   signal?: AbortSignal;
   onProgress?: (progress: JobProgress) => void;
@@ -72,7 +77,7 @@ export class Gate {
 
   async call(operation: AnyOperation, rawInput: unknown, options: CallOptions): Promise<CallResult> {
     const requestId = options.requestId ?? randomUUID();
-    const account = await this.services.accounts.authenticate(options.apiKey);
+    const account = options.actAs !== undefined ? await this.actingAccount(options.actAs) : await this.services.accounts.authenticate(options.apiKey);
 
     if (!planAtLeast(account.plan, operation.plan)) {
       throw new GleanerError(
@@ -125,6 +130,12 @@ export class Gate {
       await held.releaseAll();
       throw recordFailure(this.services.log, operation.name, input, toGleanerError(error), requestId);
     }
+  }
+
+  private async actingAccount(id: string): Promise<AccountRecord> {
+    const account = await this.services.accounts.get(id).catch(() => undefined);
+    if (!account || account.revokedAt) throw new GleanerError('UNAUTHORIZED', 'The local owner account of this store was revoked or removed: restart the MCP server, or set GLEANER_API_KEY.');
+    return account;
   }
 
   private parseInput(operation: AnyOperation, rawInput: unknown): unknown {

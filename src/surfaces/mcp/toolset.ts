@@ -20,6 +20,8 @@ export interface ToolDescriptor {
 export interface ToolCallContext {
   /** The key this call acts as (from the x-api-key header, or GLEANER_API_KEY in stdio). */
   apiKey: string | undefined;
+  /** An account to act as without a key (the stdio local owner; see CallOptions.actAs). */
+  actAs?: string;
   signal: AbortSignal;
   /** Present when the client asked for progress notifications. */
   progress?: (progress: JobProgress) => void;
@@ -68,7 +70,7 @@ export function createToolSet(app: App): ToolSet {
       const operation = app.gate.operation(name);
       if (!operation) return failure(new GleanerError('NOT_FOUND', `No tool named "${name}".`), requestId);
       try {
-        const result = await app.gate.call(operation, args, { apiKey: context.apiKey, requestId, signal: context.signal, sampling: context.sampling });
+        const result = await app.gate.call(operation, args, { apiKey: context.apiKey, actAs: context.actAs, requestId, signal: context.signal, sampling: context.sampling });
         if (!result.job) return { isError: false, body: result.body };
         const { jobId } = result.job;
         // The client cancelling the tool call cancels the job it started (charged for what was done).
