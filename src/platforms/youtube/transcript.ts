@@ -1,7 +1,10 @@
 /**
- * A video's transcript from its native captions: pick the track, optionally let YouTube translate
- * it (tlang), read the body, keep the result in the store. Where a video has no captions a
- * `fallback` (speech-to-text, later) may produce one; without it the answer is TRANSCRIPT_UNAVAILABLE.
+ * A video's transcript from its native captions: ask the InnerTube clients in turn (clients.ts),
+ * pick the track on the first that lists captions, optionally let YouTube translate it (tlang), add
+ * a PO token where the URL wants one and a provider is configured, read the body, keep the result in
+ * the store. A client whose track wants a token it cannot get, or whose body comes back empty, is
+ * passed over. Where no client lists captions a `fallback` (speech to text from a direct audio URL)
+ * may produce one; without it the answer is TRANSCRIPT_UNAVAILABLE.
  */
 import { GleanerError } from '../../errors.js';
 import type { HttpClient } from '../../net/http.js';
