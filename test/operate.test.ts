@@ -209,6 +209,29 @@ describe('the access log (issue 15.3)', () => {
   }, 120_000);
 });
 
+describe('/metrics: upstream requests (issue 15.3)', () => {
+  it('counts outbound exchanges by platform and status', async () => {
+    const http = await import('node:http');
+    // A page of this test's own, served on loopback in place of a site.
+    const site = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>t</title></head><body><p>hello</p></body></html>'));
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', () => resolve()));
+    const origin = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
+    const scraping = await startTestServer({ env: { GLEANER_UPSTREAM_OVERRIDES: `page.example=${origin}` } });
+    try {
+      const scrapeKey = await scraping.createKey('Pro');
+      const labels = { platform: 'web', status: '200' };
+      const before = await sample('gleaner_upstream_requests_total', labels);
+      const response = await scraping.request('GET', '/v1/web/scrape?url=https://page.example/', { apiKey: scrapeKey });
+      expect(response.status).toBe(200);
+      expect(await sample('gleaner_upstream_requests_total', labels)).toBe(before + 1);
+    } finally {
+      await scraping.close();
+      site.closeAllConnections();
+      site.close();
+    }
+  });
+});
+
 describe('log lines for jobs and upstream failures (issue 15.3)', () => {
   it('a job writes "job started" and "job finished"; its upstream failure writes "upstream failure"', async () => {
     const { Writable } = await import('node:stream');

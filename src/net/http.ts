@@ -26,6 +26,7 @@ import { applyOverride } from './overrides.js';
 import { blockedHostReason } from './ssrf.js';
 import { BlockedAddressError, createAgent, resolveAllowed, systemResolver, type Resolver } from './guard-agent.js';
 import { decodeBody } from './charset.js';
+import { platformOfHost, upstreamRequestsTotal } from '../observability/metrics.js';
 
 export type { Resolver } from './guard-agent.js';
 
@@ -295,6 +296,7 @@ export class HttpClient {
       },
     });
     const headers = flattenHeaders(response.headers);
+    upstreamRequestsTotal.inc({ platform: platformOfHost(current.hostname) ?? 'web', status: String(response.statusCode) });
     const hop: Hop = { status: response.statusCode, headers, body: response.body };
     if (response.statusCode >= 300 && response.statusCode < 400 && headers.location && !request_.manual) {
       await response.body.dump();

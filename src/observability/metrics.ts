@@ -22,6 +22,13 @@ export const upstreamFailuresTotal = new Counter({
   registers: [registry],
 });
 
+export const upstreamRequestsTotal = new Counter({
+  name: 'gleaner_upstream_requests_total',
+  help: 'Outbound HTTP exchanges (each hop and retry), by platform of the host and HTTP status.',
+  labelNames: ['platform', 'status'] as const,
+  registers: [registry],
+});
+
 export const jobsTotal = new Counter({
   name: 'gleaner_jobs_total',
   help: 'Jobs settled, by operation and outcome (completed, failed).',
@@ -44,24 +51,26 @@ export const creditsChargedTotal = new Counter({
   registers: [registry],
 });
 
+const PLATFORM_HOSTS: Array<[RegExp, string]> = [
+  [/(^|\.)(youtube\.com|youtu\.be|youtube-nocookie\.com|googlevideo\.com|ytimg\.com)$/, 'youtube'],
+  [/(^|\.)(tiktok\.com|tiktokcdn\.com|tiktokcdn-[a-z]+\.com|tiktokv\.com)$/, 'tiktok'],
+  [/(^|\.)(instagram\.com|cdninstagram\.com)$/, 'instagram'],
+  [/(^|\.)(x\.com|twitter\.com|twimg\.com)$/, 'x'],
+  [/(^|\.)(facebook\.com|fb\.watch|fbcdn\.net)$/, 'facebook'],
+];
+
+/** The platform a host belongs to, or undefined for any other site. */
+export function platformOfHost(hostname: string): string | undefined {
+  const host = hostname.toLowerCase();
+  return PLATFORM_HOSTS.find(([pattern]) => pattern.test(host))?.[1];
+}
+
 /** The platform an operation worked on: from the URL it was given, else from its name. */
 export function platformOf(operation: string, input: unknown): string {
   const url = input && typeof input === 'object' ? (input as Record<string, unknown>).url : undefined;
-  if (typeof url === 'string') {
-    let host = '';
-    try {
-      host = new URL(url).hostname.toLowerCase();
-    } catch {
-      /* not a URL: fall back to the name */
-    }
-    const known: Array<[RegExp, string]> = [
-      [/(^|\.)(youtube\.com|youtu\.be|youtube-nocookie\.com)$/, 'youtube'],
-      [/(^|\.)tiktok\.com$/, 'tiktok'],
-      [/(^|\.)instagram\.com$/, 'instagram'],
-      [/(^|\.)(x\.com|twitter\.com)$/, 'x'],
-      [/(^|\.)(facebook\.com|fb\.watch)$/, 'facebook'],
-    ];
-    for (const [pattern, platform] of known) if (pattern.test(host)) return platform;
+  if (typeof url === 'string' && URL.canParse(url)) {
+    const platform = platformOfHost(new URL(url).hostname);
+    if (platform) return platform;
   }
   const prefix = operation.split('_')[0];
   // Any other site (a page, a media file) is the open web.
