@@ -208,3 +208,62 @@ describe('the access log (issue 15.3)', () => {
     }
   }, 120_000);
 });
+
+describe('/metrics: upstream requests (issue 15.3)', () => {
+  it('counts outbound exchanges by platform and status', async () => {
+    const http = await import('node:http');
+    // A page of this test's own, served on loopback in place of a site.
+    const site = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>t</title></head><body><p>hello</p></body></html>'));
+    await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', () => resolve()));
+    const origin = `http://127.0.0.1:${(site.address() as { port: number }).port}`;
+    const scraping = await startTestServer({ env: { GLEANER_UPSTREAM_OVERRIDES: `page.example=${origin}` } });
+    try {
+      const scrapeKey = await scraping.createKey('Pro');
+      const labels = { platform: 'web', status: '200' };
+      const before = await sample('gleaner_upstream_requests_total', labels);
+      const response = await scraping.request('GET', '/v1/web/scrape?url=https://page.example/', { apiKey: scrapeKey });
+      expect(response.status).toBe(200);
+      expect(await sample('gleaner_upstream_requests_total', labels)).toBe(before + 1);
+    } finally {
+      await scraping.close();
+      site.closeAllConnections();
+      site.close();
+    }
+  });
+});
+
+describe('log lines for jobs and upstream failures (issue 15.3)', () => {
+  it('a job writes "job started" and "job finished"; its upstream failure writes "upstream failure"', async () => {
+    const { Writable } = await import('node:stream');
+    const { pino } = await import('pino');
+    const records: Array<Record<string, any>> = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) records.push(JSON.parse(line));
+        done();
+      },
+    });
+    const logged = await startTestServer({ operations: TEST_OPERATIONS, logger: pino({ level: 'info' }, sink) });
+    try {
+      const jobKey = await logged.createKey('Pro');
+      const started = await logged.request('POST', '/v1/test/job', { apiKey: jobKey, body: { steps: 1, fail: true } });
+      expect(started.status).toBe(202);
+      const jobId = started.body.jobId as string;
+      for (;;) {
+        if (gates.listenerCount('step') > 0) gates.emit('step');
+        const job = await logged.request('GET', `/v1/jobs/${jobId}`, { apiKey: jobKey });
+        if (job.body.status === 'failed') break;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      const mine = records.filter((r) => r.jobId === jobId);
+      expect(mine.find((r) => r.msg === 'job started')).toMatchObject({ operation: 'test_job' });
+      expect(mine.find((r) => r.msg === 'job finished')).toMatchObject({ operation: 'test_job', status: 'failed', code: 'UPSTREAM_ERROR' });
+      expect(typeof mine.find((r) => r.msg === 'job finished')!.ms).toBe('number');
+      expect(records.find((r) => r.msg === 'upstream failure' && r.operation === 'test_job')).toMatchObject({ platform: 'web', code: 'UPSTREAM_ERROR' });
+      // Each HTTP request above wrote its access line to the same logger.
+      expect(records.filter((r) => r.msg === 'request').length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await logged.close();
+    }
+  });
+});

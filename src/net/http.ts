@@ -26,8 +26,9 @@ import { applyOverride } from './overrides.js';
 import { blockedHostReason } from './ssrf.js';
 import { BlockedAddressError, createAgent, resolveAllowed, systemResolver, type Resolver } from './guard-agent.js';
 import { decodeBody } from './charset.js';
-import { Egress, type Platform } from './egress.js';
+import { Egress, platformOfHost, type Platform } from './egress.js';
 import type { CookieJar } from './cookies.js';
+import { upstreamRequestsTotal } from '../observability/metrics.js';
 
 export type { Resolver } from './guard-agent.js';
 
@@ -359,6 +360,7 @@ export class HttpClient {
       },
     });
     const headers = flattenHeaders(response.headers);
+    upstreamRequestsTotal.inc({ platform: platformOfHost(current.hostname) ?? 'web', status: String(response.statusCode) });
     const hop: Hop = { status: response.statusCode, headers, body: response.body };
     if (response.statusCode >= 300 && response.statusCode < 400 && headers.location && !request_.manual) {
       await response.body.dump();

@@ -4,6 +4,7 @@
  * per process: metric names are registered once, however many apps a test builds.
  */
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { PLATFORMS, platformOfHost } from '../net/egress.js';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'gleaner_' });
@@ -19,6 +20,13 @@ export const upstreamFailuresTotal = new Counter({
   name: 'gleaner_upstream_failures_total',
   help: 'Operations that failed because of an upstream (an UPSTREAM_* error), by platform and error code.',
   labelNames: ['platform', 'code'] as const,
+  registers: [registry],
+});
+
+export const upstreamRequestsTotal = new Counter({
+  name: 'gleaner_upstream_requests_total',
+  help: 'Outbound HTTP exchanges (each hop and retry), by platform of the host and HTTP status.',
+  labelNames: ['platform', 'status'] as const,
   registers: [registry],
 });
 
@@ -47,23 +55,11 @@ export const creditsChargedTotal = new Counter({
 /** The platform an operation worked on: from the URL it was given, else from its name. */
 export function platformOf(operation: string, input: unknown): string {
   const url = input && typeof input === 'object' ? (input as Record<string, unknown>).url : undefined;
-  if (typeof url === 'string') {
-    let host = '';
-    try {
-      host = new URL(url).hostname.toLowerCase();
-    } catch {
-      /* not a URL: fall back to the name */
-    }
-    const known: Array<[RegExp, string]> = [
-      [/(^|\.)(youtube\.com|youtu\.be|youtube-nocookie\.com)$/, 'youtube'],
-      [/(^|\.)tiktok\.com$/, 'tiktok'],
-      [/(^|\.)instagram\.com$/, 'instagram'],
-      [/(^|\.)(x\.com|twitter\.com)$/, 'x'],
-      [/(^|\.)(facebook\.com|fb\.watch)$/, 'facebook'],
-    ];
-    for (const [pattern, platform] of known) if (pattern.test(host)) return platform;
+  if (typeof url === 'string' && URL.canParse(url)) {
+    const platform = platformOfHost(new URL(url).hostname);
+    if (platform) return platform;
   }
   const prefix = operation.split('_')[0];
   // Any other site (a page, a media file) is the open web.
-  return ['youtube', 'tiktok', 'instagram', 'x', 'facebook'].includes(prefix) ? prefix : 'web';
+  return (PLATFORMS as readonly string[]).includes(prefix) ? prefix : 'web';
 }
