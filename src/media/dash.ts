@@ -32,6 +32,9 @@ export function isoSeconds(value: string | undefined): number | undefined {
   return Number(match[1] ?? 0) * 86400 + Number(match[2] ?? 0) * 3600 + Number(match[3] ?? 0) * 60 + Number(match[4] ?? 0);
 }
 
+/** A cheerio selection (the element types live in a package Gleaner does not depend on directly). */
+type Selection = ReturnType<ReturnType<typeof cheerio.load>>;
+
 const NOT_WEB = new GleanerError('UNSUPPORTED_CONTENT', 'The DASH manifest points at media outside the web (not http or https); it is not read.');
 
 export function parseDashManifest(xml: string, manifestUrl: string): DashManifest {
@@ -40,7 +43,7 @@ export function parseDashManifest(xml: string, manifestUrl: string): DashManifes
   if (!mpd.length) throw new GleanerError('UNSUPPORTED_CONTENT', 'The DASH manifest could not be read.');
   if (mpd.attr('type') === 'dynamic') throw new GleanerError('UNSUPPORTED_CONTENT', 'The DASH manifest is a live stream; only finished media can be transcribed.');
   // BaseURLs nest: each level resolves against the one above it, the top one against the manifest's own URL.
-  const base = (element: cheerio.Cheerio<never>, parent: string): string => {
+  const base = (element: Selection, parent: string): string => {
     const own = element.children('BaseURL').first().text().trim();
     if (!own) return parent;
     let resolved: URL;
@@ -53,22 +56,22 @@ export function parseDashManifest(xml: string, manifestUrl: string): DashManifes
     return resolved.toString();
   };
   const audio: DashAudio[] = [];
-  const mpdBase = base(mpd as never, manifestUrl);
+  const mpdBase = base(mpd, manifestUrl);
   mpd.children('Period').each((_, period) => {
-    const periodBase = base($(period) as never, mpdBase);
+    const periodBase = base($(period), mpdBase);
     $(period)
       .children('AdaptationSet')
       .each((_, set) => {
         const $set = $(set);
         const setAudio = $set.attr('contentType') === 'audio' || ($set.attr('mimeType') ?? '').startsWith('audio/');
-        const setBase = base($set as never, periodBase);
+        const setBase = base($set, periodBase);
         $set.children('Representation').each((_, rep) => {
           const $rep = $(rep);
           const isAudio = setAudio || ($rep.attr('mimeType') ?? '').startsWith('audio/');
           // Segment lists and templates are many files; a single file (BaseURL + SegmentBase) is what is fetched whole.
           const segmented = $rep.children('SegmentTemplate, SegmentList').length > 0 || $set.children('SegmentTemplate, SegmentList').length > 0;
           if (!isAudio || segmented || !$rep.children('BaseURL').length) return;
-          audio.push({ url: base($rep as never, setBase), bandwidth: Number($rep.attr('bandwidth')) || 0, codecs: $rep.attr('codecs') });
+          audio.push({ url: base($rep, setBase), bandwidth: Number($rep.attr('bandwidth')) || 0, codecs: $rep.attr('codecs') });
         });
       });
   });

@@ -10,7 +10,7 @@ import { downloadMedia } from './download.js';
 import { assertMediaTools, probeMedia } from './tools.js';
 import { makeWorkDir, mediaTools, type MediaContext } from './pipeline.js';
 
-const MEDIA_EXTENSIONS = /\.(mp4|m4v|webm|mov|mkv|avi|m4a|mp3|wav|ogg|oga|opus|flac|aac|m3u8|mpd|ts|3gp)$/i;
+const MEDIA_EXTENSIONS = /\.(mp4|m4v|webm|mov|mkv|mka|avi|m4a|mp3|wav|ogg|oga|opus|flac|aac|m3u8|mpd|ts|3gp)$/i;
 
 /** URLs that look like media files (routing only; the content is checked when fetched). */
 export function looksLikeMediaFile(url: URL): boolean {
