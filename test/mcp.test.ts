@@ -18,6 +18,11 @@ function structured(result: unknown): any {
   return (result as { structuredContent: unknown }).structuredContent;
 }
 
+/** An error result's envelope: the JSON in its second text part. */
+function envelope(result: unknown): any {
+  return JSON.parse((result as { content: Array<{ text: string }> }).content[1].text);
+}
+
 describe('MCP over streamable HTTP', () => {
   it('lists one tool per operation, with the bounds of its input', async () => {
     const client = await connectMcp(server.baseUrl, key);
@@ -40,7 +45,8 @@ describe('MCP over streamable HTTP', () => {
     const client = await connectMcp(server.baseUrl, key);
     const result = await client.callTool({ name: 'test_post_echo', arguments: { items: [] } });
     expect(result.isError).toBe(true);
-    expect(structured(result).error.code).toBe('INVALID_REQUEST');
+    expect(structured(result)).toBeUndefined();
+    expect(envelope(result).error.code).toBe('INVALID_REQUEST');
     expect((result.content as Array<{ text: string }>)[0].text).toMatch(/^INVALID_REQUEST: .*items/);
     const account = structured(await client.callTool({ name: 'account', arguments: {} }));
     expect(account.credits).toBe(100);
@@ -97,7 +103,7 @@ describe('MCP keyless mode', () => {
       expect((await client.listTools()).tools.length).toBe(OPERATIONS.length);
       const result = await client.callTool({ name: 'account', arguments: {} });
       expect(result.isError).toBe(true);
-      expect(structured(result).error.code).toBe('UNAUTHORIZED');
+      expect(envelope(result).error.code).toBe('UNAUTHORIZED');
       await client.close();
     } finally {
       await keyless.close();

@@ -96,7 +96,8 @@ export class Gate {
         return {
           status: operation.http.successStatus ?? 202,
           body: { ...publicJob(job), message: `Job started. Poll GET /v1/jobs/${job.jobId} every 2 to 5 seconds until it is completed or failed.` },
-          headers: this.headers(rate, reservation?.amount ?? 0, balance),
+          // Nothing is charged yet: the job settles when it ends (its creditsUsed says what).
+          headers: { ...this.headers(rate, 0, balance), 'X-Credits-Reserved': String(reservation?.amount ?? 0) },
           job,
           account,
         };
@@ -157,6 +158,7 @@ export class Gate {
       if (held.reservation) {
         const actual = Math.max(0, Math.min(settleCost(operation.cost, job.input, result), held.reservation.amount));
         await this.services.accounts.settle(held.reservation, actual);
+        await this.services.jobs.updateMeta(job.jobId, { creditsUsed: actual });
       }
       return result;
     } catch (error) {

@@ -60,6 +60,11 @@ export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
   description: string;
   http: HttpBinding;
   input: S;
+  /**
+   * The reply of `run` (for a job: its result). The OpenAPI response bodies, the MCP tools'
+   * outputSchema and the tests' reply validation are derived from it.
+   */
+  output: z.ZodType<O>;
   /** The lowest plan that may call it. */
   plan: PlanName;
   cost: Cost<z.output<S>, O>;

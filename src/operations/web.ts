@@ -9,6 +9,7 @@ import { deliverWebhook, webhookSecret } from '../jobs/webhook.js';
 import type { OperationContext } from './define.js';
 import type { Services } from './services.js';
 import { isGleanerError } from '../errors.js';
+import { crawlResult, mapReply, scrapeReply } from './outputs.js';
 
 const format = z.enum(['markdown', 'text', 'html']).default('markdown').describe('Output format of the page content');
 
@@ -23,6 +24,7 @@ export const webScrape = defineOperation({
     format,
     onlyMainContent: z.boolean().default(true).describe('Keep only the main content (true) or the whole page body (false)'),
   }),
+  output: scrapeReply,
   plan: 'Free',
   cost: 1,
   kind: 'sync',
@@ -41,6 +43,7 @@ export const webMap = defineOperation({
     url: httpUrl.describe('Any URL of the site to map'),
     limit: z.number().int().min(1).max(500).default(200).describe('Most URLs to return (1 to 500)'),
   }),
+  output: mapReply,
   plan: 'Free',
   cost: 1,
   kind: 'sync',
@@ -116,6 +119,7 @@ export const webCrawl = defineOperation({
     "Scrapes up to maxPages pages of one website, from its sitemaps (mode sitemap, default) or by following links from the start URL (mode recursive), obeying robots.txt. Runs as a job: returns a job id to poll with job_status; the result lists each page's content and the pages that failed. Optionally POSTs the finished job to a webhook. Pro plan or higher; 1 credit per page scraped.",
   http: { method: 'POST', path: '/v1/web/crawl' },
   input: crawlInput,
+  output: crawlResult,
   plan: 'Pro',
   cost: { reserve: (input) => input.maxPages, settle: (_input, result: CrawlResult) => result.pages.length },
   kind: 'job',

@@ -17,6 +17,7 @@ import { youtubeChannel, youtubeChannelVideos, youtubePlaylist, youtubePlaylistV
 import { innertube } from '../platforms/youtube/client.js';
 import { loadVideo, toVideo, type YoutubeVideo } from '../platforms/youtube/video.js';
 import { youtubeSpeechFallback } from './youtube-fallback.js';
+import { channelReply, channelVideosReply, playlistReply, playlistVideosReply, searchReply, transcriptBatchReply, transcriptReply, videoBatchReply } from './outputs.js';
 
 /**
  * Where speech-to-text slots in for videos without captions (see youtube-fallback.ts): it reserves
@@ -90,6 +91,7 @@ export const youtubeTranscriptOp = defineOperation({
       text: textFlag,
     })
     .superRefine(oneVideo),
+  output: transcriptReply,
   plan: 'Free',
   cost: { reserve: () => 1, settle: (_input, result: TranscriptResponse) => transcriptCredits(result) },
   kind: 'sync',
@@ -133,6 +135,7 @@ export const youtubeTranscriptBatch = defineOperation({
     urls: z.array(z.string().max(2048)).min(1).max(50).describe('1 to 50 video URLs (or ids)'),
     lang: langCode('Preferred caption language for every video').optional(),
   }),
+  output: transcriptBatchReply,
   plan: 'Pro',
   cost: { reserve: (input) => input.urls.length, settle: (_input, result: { creditsUsed: number }) => result.creditsUsed },
   kind: 'sync',
@@ -179,6 +182,7 @@ export const youtubeTranscriptTranslate = defineOperation({
       if (!input.targetLang && !input.lang) ctx.addIssue({ code: 'custom', path: ['targetLang'], message: 'give the language to translate to' });
       if (input.targetLang && input.lang && input.targetLang !== input.lang) ctx.addIssue({ code: 'custom', path: ['lang'], message: 'targetLang and lang disagree' });
     }),
+  output: transcriptReply,
   plan: 'Pro',
   cost: {
     reserve: () => CREDITS_PER_MINUTE,
@@ -228,6 +232,7 @@ export const youtubeSearchOp = defineOperation({
     limit: z.number().int().min(1).max(5000).default(20).describe('Most results to return (1 to 5000); pages are fetched automatically'),
     pageToken: z.string().min(1).max(8192).optional().describe('nextPageToken of an earlier reply with the same query, to continue from there'),
   }),
+  output: searchReply,
   plan: 'Free',
   cost: {
     reserve: (input) => Math.ceil(input.limit / 50),
@@ -251,6 +256,7 @@ export const youtubeChannelOp = defineOperation({
   description: 'Returns a YouTube channel: id, name, handle, description, subscriber and video counts, avatar and banner. Accepts a channel id, @handle or channel URL. Costs 1 credit.',
   http: { method: 'GET', path: '/v1/youtube/channel', aliases: ['/v1/vidsite/channel'] },
   input: z.object({ id: channelId }),
+  output: channelReply,
   plan: 'Free',
   cost: 1,
   kind: 'sync',
@@ -270,6 +276,7 @@ export const youtubeChannelVideosOp = defineOperation({
     limit: z.number().int().min(1).max(5000).default(30).describe('Most ids per list (1 to 5000)'),
     type: z.enum(['all', 'video', 'short', 'live']).default('all').describe('Which lists to fill: all, or only video, short or live'),
   }),
+  output: channelVideosReply,
   plan: 'Free',
   cost: 1,
   kind: 'sync',
@@ -284,6 +291,7 @@ export const youtubePlaylistOp = defineOperation({
   description: 'Returns a YouTube playlist: id, title, description, video count, view count, last update, thumbnail and owner channel. Costs 1 credit.',
   http: { method: 'GET', path: '/v1/youtube/playlist', aliases: ['/v1/vidsite/playlist'] },
   input: z.object({ id: playlistId }),
+  output: playlistReply,
   plan: 'Free',
   cost: 1,
   kind: 'sync',
@@ -302,6 +310,7 @@ export const youtubePlaylistVideosOp = defineOperation({
     id: playlistId,
     limit: z.number().int().min(1).max(5000).default(100).describe('Most ids to return (1 to 5000)'),
   }),
+  output: playlistVideosReply,
   plan: 'Free',
   cost: 1,
   kind: 'sync',
@@ -335,6 +344,7 @@ export const youtubeVideoBatch = defineOperation({
       if (given.length === 0) ctx.addIssue({ code: 'custom', path: ['videoIds'], message: 'give one of videoIds, playlistId or channelId' });
       if (given.length > 1) ctx.addIssue({ code: 'custom', path: [given[1]], message: `give only one of videoIds, playlistId or channelId (got ${given.join(' and ')})` });
     }),
+  output: videoBatchReply,
   plan: 'Pro',
   cost: 1,
   kind: 'sync',

@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, CreateMessageResultSchema, ListToolsRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, CreateMessageResultSchema, ErrorCode, ListToolsRequestSchema, McpError, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolSet } from './toolset.js';
 import type { ChatModel, ChatRequest } from '../../ai/chat.js';
 
@@ -53,6 +53,8 @@ function createSdkServer(identity: ServerIdentity, tools: ToolSet, apiKeyOf: (he
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list() }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    // An unknown tool is a protocol error (JSON-RPC), not a failed call of a tool.
+    if (!tools.has(request.params.name)) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. tools/list names the tools.`);
     const progressToken = request.params._meta?.progressToken;
     const canSample = Boolean(server.getClientCapabilities()?.sampling);
     const outcome = await tools.call(request.params.name, request.params.arguments ?? {}, {
@@ -70,12 +72,12 @@ function createSdkServer(identity: ServerIdentity, tools: ToolSet, apiKeyOf: (he
                 })
                 .catch(() => undefined),
     });
-    const text = outcome.isError ? (outcome.text ?? JSON.stringify(outcome.body)) : JSON.stringify(outcome.body, null, 2);
-    return {
-      content: [{ type: 'text' as const, text }],
-      structuredContent: outcome.body as Record<string, unknown>,
-      ...(outcome.isError ? { isError: true } : {}),
-    };
+    // structuredContent must match the tool's outputSchema, which describes successes: an error
+    // carries its envelope as JSON in a second text part instead.
+    if (outcome.isError) {
+      return { content: [{ type: 'text' as const, text: outcome.text }, { type: 'text' as const, text: JSON.stringify(outcome.body) }], isError: true };
+    }
+    return { content: [{ type: 'text' as const, text: outcome.text }], structuredContent: outcome.body as Record<string, unknown> };
   });
   return server;
 }

@@ -15,7 +15,19 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 export function createRestHandler(app: App): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const routes = buildRoutes(app.operations);
-  const openapi = JSON.stringify(openApiDocument(app.operations));
+  // The document names the origin it was fetched from (the Host header was checked before this),
+  // so a generated client needs no base URL of its own; one rendering per host.
+  const openapi = new Map<string, string>();
+  const openapiFor = (req: IncomingMessage) => {
+    const host = headerValue(req, 'host');
+    const server = host ? `http://${host}` : '/';
+    let document = openapi.get(server);
+    if (!document) {
+      document = JSON.stringify(openApiDocument(app.operations, server));
+      if (openapi.size < 16) openapi.set(server, document);
+    }
+    return document;
+  };
 
   return async (req, res) => {
     const requestId = randomUUID();
@@ -27,7 +39,7 @@ export function createRestHandler(app: App): (req: IncomingMessage, res: ServerR
     try {
       const url = new URL(req.url ?? '/', 'http://gleaner.local');
       if (url.pathname === '/v1/openapi.json' && (req.method === 'GET' || req.method === 'HEAD')) {
-        send(res, 200, openapi);
+        send(res, 200, openapiFor(req));
         return;
       }
       const { route, params } = findRoute(routes, req.method ?? 'GET', url.pathname);
