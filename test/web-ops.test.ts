@@ -168,6 +168,23 @@ describe('web_crawl', () => {
     expect(requests).not.toContain('/file.bin');
   });
 
+  it('a 50-credit key: a default crawl (100 pages) runs, stops at the balance and says so; an empty balance is 402', async () => {
+    const key = await server.createKey('Pro', { credits: 50 });
+    const start = await server.request('POST', '/v1/web/crawl', { apiKey: key, body: { url: crawlSiteFixture.origin } });
+    expect(start.status).toBe(202);
+    expect(start.headers.get('X-Credits-Used')).toBe('0');
+    expect(start.headers.get('X-Credits-Reserved')).toBe('50');
+    const job = await finished(key, start.body.jobId);
+    expect(job.status).toBe('completed');
+    expect(job.result.pages).toHaveLength(50);
+    expect(job.result.stoppedOn).toBe('credits');
+    expect(job.creditsUsed).toBe(50);
+    expect(await credits(key)).toBe(0);
+    const refused = await server.request('POST', '/v1/web/crawl', { apiKey: key, body: { url: crawlSiteFixture.origin } });
+    expect(refused.status).toBe(402);
+    expect(refused.body.error.code).toBe('CREDITS_EXHAUSTED');
+  });
+
   it('needs the Pro plan: a Free key gets 402 UPGRADE_REQUIRED and is charged nothing', async () => {
     const key = await server.createKey('Free');
     const res = await server.request('POST', '/v1/web/crawl', { apiKey: key, body: { url: crawlSiteFixture.origin } });

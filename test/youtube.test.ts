@@ -242,6 +242,29 @@ describe('youtube_search', () => {
     replay.add(`search continuation=${lastContinuation(SECOND_PAGE)}`, builtThirdPage(40));
   });
 
+  it('a short balance gets the pages it pays for: limit=5000 on 50 credits, on 2, on none', async () => {
+    const fifty = await server.createKey('Pro', { credits: 50 });
+    const all = await get('/v1/youtube/search?query=test&limit=5000', fifty);
+    expect(all.status).toBe(200);
+    expect(all.body.results.length).toBeGreaterThan(100);
+    const charged = Number(all.headers.get('x-credits-used'));
+    expect(charged).toBeGreaterThan(0);
+    expect(charged).toBeLessThanOrEqual(50);
+    expect(await credits(fifty)).toBe(50 - charged);
+
+    const two = await server.createKey('Pro', { credits: 2 });
+    const cut = await get('/v1/youtube/search?query=test&limit=5000', two);
+    expect(cut.status).toBe(200);
+    expect(cut.body.results).toHaveLength(100);
+    expect(cut.body.stoppedOn).toBe('credits');
+    expect(typeof cut.body.nextPageToken).toBe('string');
+    expect(cut.headers.get('x-credits-used')).toBe('2');
+
+    const none = await get('/v1/youtube/search?query=test&limit=5000', two);
+    expect(none.status).toBe(402);
+    expect(none.body.error.code).toBe('CREDITS_EXHAUSTED');
+  });
+
   it('pages through the recording to 120 results, charges 3 credits, and its token resumes where it stopped', async () => {
     const mark = replay.requests.length;
     const reply = await get('/v1/youtube/search?query=test&limit=120');

@@ -9,7 +9,7 @@ import { planAtLeast } from '../accounts/plans.js';
 import type { AccountRecord, Balance, Reservation } from '../accounts/accounts.js';
 import type { RateLimiter, RateStatus } from '../accounts/rate.js';
 import { publicJob, type JobProgress, type JobRecord } from '../jobs/jobs.js';
-import { reserveCost, settleCost, type AnyOperation, type OperationContext } from '../operations/define.js';
+import { costFloor, reserveCost, settleCost, type AnyOperation, type OperationContext } from '../operations/define.js';
 import type { Services } from '../operations/services.js';
 import { describeIssues } from './validation.js';
 import type { ChatModel } from '../ai/chat.js';
@@ -79,8 +79,7 @@ export class Gate {
     const rate = await this.rate.take(account.id, account.plan);
     const held = new HeldCredits(this.services.accounts, account.id);
     try {
-      const estimate = reserveCost(operation.cost, input);
-      await held.add(estimate);
+      await held.add(await this.affordable(operation, input, account));
       let balance: Balance = held.balance ?? (await this.services.accounts.balance(account));
       const reservation = held.reservation;
 
@@ -103,6 +102,7 @@ export class Gate {
         };
       }
 
+      // A job's budget is its reservation (see executeJob); a synchronous call's is taken above.
       const result = await operation.run(input, this.context(account, requestId, options, held));
       let charged = 0;
       if (held.reservation) {
@@ -116,6 +116,18 @@ export class Gate {
       await held.releaseAll();
       throw toGleanerError(error);
     }
+  }
+
+  /**
+   * What to reserve up front: the worst case, or for partial work (Cost.floor) as much of it as
+   * the balance allows, down to the floor (below it, reserving throws CREDITS_EXHAUSTED).
+   */
+  private async affordable(operation: AnyOperation, input: unknown, account: AccountRecord): Promise<number> {
+    const estimate = reserveCost(operation.cost, input);
+    const floor = costFloor(operation.cost, input);
+    if (floor === undefined || estimate <= floor) return estimate;
+    const { remaining } = await this.services.accounts.balance(account);
+    return remaining === null || remaining >= estimate ? estimate : Math.max(floor, remaining);
   }
 
   private parseInput(operation: AnyOperation, rawInput: unknown): unknown {
@@ -137,6 +149,7 @@ export class Gate {
       requestId,
       jobId,
       reserveCredits: (amount) => held.add(amount),
+      budget: held.reservation?.amount ?? 0,
       signal: options.signal ?? new AbortController().signal,
       progress: (done, total, message) => options.onProgress?.({ done, total, message }),
       log: this.services.log.child({ requestId, ...(jobId ? { jobId } : {}) }),

@@ -121,7 +121,8 @@ export const webCrawl = defineOperation({
   input: crawlInput,
   output: crawlResult,
   plan: 'Pro',
-  cost: { reserve: (input) => input.maxPages, settle: (_input, result: CrawlResult) => result.pages.length },
+  // A short balance crawls as many pages as it pays for (at least one), and the result says so.
+  cost: { reserve: (input) => input.maxPages, settle: (_input, result: CrawlResult) => result.pages.length, floor: () => 1 },
   kind: 'job',
   readOnly: true,
   openWorld: true,
@@ -132,13 +133,16 @@ export const webCrawl = defineOperation({
   },
   async run(input, ctx) {
     if (input.webhook) await scheduleWebhook(input.webhook, ctx);
-    return crawlSite(ctx.services.http, input.url, {
+    const maxPages = Math.min(input.maxPages, ctx.budget);
+    const result = await crawlSite(ctx.services.http, input.url, {
       mode: input.mode,
-      maxPages: input.maxPages,
+      maxPages,
       format: input.format,
       concurrency: ctx.services.config.GLEANER_HOST_CONCURRENCY,
       signal: ctx.signal,
       progress: (done, total) => ctx.progress(done, total),
     });
+    const short = maxPages < input.maxPages && result.pages.length + result.failed.length >= maxPages;
+    return short ? { ...result, stoppedOn: 'credits' as const } : result;
   },
 });

@@ -202,6 +202,9 @@ export const youtubeTranscriptTranslate = defineOperation({
   },
 });
 
+/** Results per charged search page (1 credit each). */
+const SEARCH_PAGE = 50;
+
 export const youtubeSearchOp = defineOperation({
   name: 'youtube_search',
   title: 'Search YouTube',
@@ -235,15 +238,20 @@ export const youtubeSearchOp = defineOperation({
   output: searchReply,
   plan: 'Free',
   cost: {
-    reserve: (input) => Math.ceil(input.limit / 50),
+    reserve: (input) => Math.ceil(input.limit / SEARCH_PAGE),
     settle: (_input, result: { results: unknown[] }) => Math.max(1, Math.ceil(result.results.length / 50)),
+    // One page is worth returning: a short balance gets as many pages as it pays for.
+    floor: () => 1,
   },
   kind: 'sync',
   readOnly: true,
   openWorld: true,
   async run(input, ctx) {
-    const { query, results, nextPageToken, totalResults } = await youtubeSearch(ctx.services.http, input);
-    return { query, results, nextPageToken, totalResults };
+    const limit = Math.min(input.limit, ctx.budget * SEARCH_PAGE);
+    const { query, results, nextPageToken, totalResults } = await youtubeSearch(ctx.services.http, { ...input, limit });
+    // Cut short by the balance: the reply says so, and nextPageToken continues once credits return.
+    const short = limit < input.limit && results.length >= limit && nextPageToken !== null;
+    return { query, results, nextPageToken, totalResults, ...(short ? { stoppedOn: 'credits' as const } : {}) };
   },
 });
 
