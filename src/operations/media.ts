@@ -52,9 +52,8 @@ function platformTranscript(info: PlatformInfo): Operation<typeof transcriptInpu
     kind: 'sync',
     readOnly: true,
     openWorld: true,
-    async check(_input, ctx) {
-      if (!info.captions) await assertCanTranscribe(ctx.services);
-    },
+    // No speech-to-text pre-check: a post with captions needs none, on this route as on
+    // /v1/transcript; one without them is NOT_CONFIGURED from the pipeline, free of charge.
     async run(input, ctx) {
       const url = new URL(input.url);
       const handler = handlerFor(url);

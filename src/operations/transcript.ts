@@ -16,7 +16,7 @@ import { transcriptReply } from './outputs.js';
 
 /** AI translation costs what the translate operation costs: 30 credits per started minute. */
 const AI_TRANSLATION_CREDITS_PER_MINUTE = 30;
-const aiTranslationCredits = (minutes: number) => AI_TRANSLATION_CREDITS_PER_MINUTE * Math.max(1, Math.ceil(minutes));
+export const aiTranslationCredits = (minutes: number) => AI_TRANSLATION_CREDITS_PER_MINUTE * Math.max(1, Math.ceil(minutes));
 
 
 export const transcriptOperation = defineOperation({

@@ -11,7 +11,8 @@ import { parseVideoRef } from '../platforms/youtube/ids.js';
 import { renderTranscript, youtubeTranscript, type SegmentTranslator, type TranscriptFallback } from '../platforms/youtube/transcript.js';
 import { translateSegments } from '../ai/translate.js';
 import { transcriptCredits } from '../media/credits.js';
-import { requireChatModel } from './models.js';
+import { chatModelFor, requireChatModel } from './models.js';
+import { aiTranslationCredits } from './transcript.js';
 import { youtubeSearch } from '../platforms/youtube/search.js';
 import { youtubeChannel, youtubeChannelVideos, youtubePlaylist, youtubePlaylistVideos } from '../platforms/youtube/listings.js';
 import { innertube } from '../platforms/youtube/client.js';
@@ -78,7 +79,7 @@ export const youtubeTranscriptOp = defineOperation({
   name: 'youtube_transcript',
   title: 'YouTube video transcript',
   description:
-    "Returns the transcript of a YouTube video from its captions: segments with text, start offset and duration (ms), or one plain string with text=true. Give the video as url (watch, youtu.be, shorts, embed, live links) or video_id. lang picks a caption language (else the video's default track; the reply's lang says which was used, availableLangs lists all); translate asks YouTube's own translation of the captions. Manual captions are preferred to automatic ones. Costs 1 credit. A video without captions is transcribed by speech to text when the server has a provider (aiGenerated: true, 2 credits per started minute); without one it is TRANSCRIPT_UNAVAILABLE and costs nothing.",
+    "Returns the transcript of a YouTube video from its captions: segments with text, start offset and duration (ms), or one plain string with text=true. Give the video as url (watch, youtu.be, shorts, embed, live links) or video_id. lang picks a caption language (else the video's default track; the reply's lang says which was used, availableLangs lists all); translate asks YouTube's own translation of the captions, else a language model where the server has one (the configured endpoint or the MCP client's model; 30 more credits per started minute; translatedBy says which). Manual captions are preferred to automatic ones. Costs 1 credit. A video without captions is transcribed by speech to text when the server has a provider (aiGenerated: true, 2 credits per started minute); without one it is TRANSCRIPT_UNAVAILABLE and costs nothing.",
   http: { method: 'GET', path: '/v1/youtube/transcript', aliases: ['/v1/vidsite/transcript'] },
   input: z
     .object({
@@ -86,18 +87,26 @@ export const youtubeTranscriptOp = defineOperation({
       video_id: z.string().min(1).max(64).optional().describe('The 11-character video id (instead of url)'),
       videoId: z.string().min(1).max(64).optional().describe('Same as video_id'),
       lang: langCode('Preferred caption language; when the video has none in it, its default track is used').optional(),
-      translate: langCode("Translate the captions to this language with YouTube's caption translation").optional(),
+      translate: langCode("Translate the captions to this language: YouTube's caption translation, else a language model").optional(),
       timestamps,
       text: textFlag,
     })
     .superRefine(oneVideo),
   output: transcriptReply,
   plan: 'Free',
-  cost: { reserve: () => 1, settle: (_input, result: TranscriptResponse) => transcriptCredits(result) },
+  cost: {
+    reserve: () => 1,
+    settle: (_input, result: TranscriptResponse) => transcriptCredits(result) + (result.translatedBy === 'ai' ? aiTranslationCredits(result.durationMinutes) : 0),
+  },
   kind: 'sync',
   readOnly: true,
   openWorld: true,
-  run: (input, ctx) => transcriptFor(videoIdOfInput(input), input, ctx),
+  // translate behaves as on /v1/transcript: YouTube's translation, else the model where there is one.
+  async run(input, ctx) {
+    const result = await transcriptFor(videoIdOfInput(input), { ...input, aiTranslation: Boolean(input.translate && chatModelFor(ctx)) }, ctx);
+    if (result.translatedBy === 'ai') await ctx.reserveCredits(aiTranslationCredits(result.durationMinutes));
+    return result;
+  },
 });
 
 /** Runs `work` over `items` with at most `width` at once, results in the order of the items. */
