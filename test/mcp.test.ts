@@ -128,7 +128,8 @@ describe('MCP over stdio', () => {
     expect(property('youtube_search', 'limit')).toMatchObject({ minimum: 1, maximum: 5000, default: 20 });
     expect(property('youtube_search', 'query')).toMatchObject({ maxLength: 500 });
     expect(property('web_map', 'limit')).toMatchObject({ minimum: 1, maximum: 500, default: 200 });
-    expect(property('web_crawl', 'maxPages')).toMatchObject({ minimum: 1, maximum: 500, default: 100 });
+    expect(property('web_crawl', 'maxPages')).toMatchObject({ minimum: 1, maximum: 500 });
+    expect(property('web_crawl', 'maxPages').description).toContain('default 100');
     expect(property('youtube_transcript_batch', 'urls')).toMatchObject({ minItems: 1, maxItems: 50 });
     expect(property('video_analysis', 'prompt')).toMatchObject({ maxLength: 1000 });
     const result = await client.callTool({ name: 'account', arguments: {} });

@@ -11,7 +11,7 @@ import type { RateLimiter, RateStatus } from '../accounts/rate.js';
 import { publicJob, type JobProgress, type JobRecord } from '../jobs/jobs.js';
 import { costFloor, reserveCost, settleCost, type AnyOperation, type OperationContext } from '../operations/define.js';
 import type { Services } from '../operations/services.js';
-import { describeIssues } from './validation.js';
+import { describeIssues, unknownParameters } from './validation.js';
 import type { ChatModel } from '../ai/chat.js';
 
 export interface CallOptions {
@@ -131,6 +131,11 @@ export class Gate {
   }
 
   private parseInput(operation: AnyOperation, rawInput: unknown): unknown {
+    const extra = unknownParameters(operation.input, rawInput);
+    if (extra) {
+      const names = extra.unknown.map((name) => `"${name}"`).join(', ');
+      throw new GleanerError('INVALID_REQUEST', `Unknown parameter${extra.unknown.length > 1 ? 's' : ''} ${names}; ${operation.name} takes: ${extra.known.join(', ') || 'none'}.`);
+    }
     const parsed = (operation.input as z.ZodType).safeParse(rawInput ?? {});
     if (!parsed.success) throw new GleanerError('INVALID_REQUEST', describeIssues(parsed.error.issues));
     return parsed.data;

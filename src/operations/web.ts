@@ -52,13 +52,23 @@ export const webMap = defineOperation({
   run: (input, ctx) => mapSite(ctx.services.http, input.url, { limit: input.limit, signal: ctx.signal, concurrency: ctx.services.config.GLEANER_HOST_CONCURRENCY }),
 });
 
-const crawlInput = z.object({
-  url: httpUrl.describe('Where the crawl starts; only pages of the same site are crawled'),
-  mode: z.enum(['sitemap', 'recursive']).default('sitemap').describe('sitemap: the pages the sitemaps list; recursive: follow links from the start URL'),
-  maxPages: z.number().int().min(1).max(500).default(100).describe('Most pages to scrape (1 to 500); 1 credit per page scraped'),
-  format,
-  webhook: httpUrl.optional().describe('URL that receives a signed POST with the job when it finishes'),
-});
+const crawlInput = z
+  .object({
+    url: httpUrl.describe('Where the crawl starts; only pages of the same site are crawled'),
+    mode: z.enum(['sitemap', 'recursive']).default('sitemap').describe('sitemap: the pages the sitemaps list; recursive: follow links from the start URL'),
+    maxPages: z.number().int().min(1).max(500).optional().describe('Most pages to scrape (1 to 500, default 100); 1 credit per page scraped'),
+    limit: z.number().int().min(1).max(500).optional().describe('Same as maxPages (the name the Supadata SDK sends)'),
+    format,
+    webhook: httpUrl.optional().describe('URL that receives a signed POST with the job when it finishes'),
+  })
+  .superRefine((input, ctx) => {
+    if (input.maxPages !== undefined && input.limit !== undefined && input.maxPages !== input.limit) {
+      ctx.addIssue({ code: 'custom', path: ['limit'], message: 'maxPages and limit disagree; give one of them' });
+    }
+  });
+
+const DEFAULT_MAX_PAGES = 100;
+const pagesWanted = (input: z.output<typeof crawlInput>) => input.maxPages ?? input.limit ?? DEFAULT_MAX_PAGES;
 
 /**
  * Webhooks survive restarts: each one is listed under PENDING_WEBHOOKS until it is delivered (or
@@ -122,7 +132,7 @@ export const webCrawl = defineOperation({
   output: crawlResult,
   plan: 'Pro',
   // A short balance crawls as many pages as it pays for (at least one), and the result says so.
-  cost: { reserve: (input) => input.maxPages, settle: (_input, result: CrawlResult) => result.pages.length, floor: () => 1 },
+  cost: { reserve: (input) => pagesWanted(input), settle: (_input, result: CrawlResult) => result.pages.length, floor: () => 1 },
   kind: 'job',
   readOnly: true,
   openWorld: true,
@@ -133,7 +143,8 @@ export const webCrawl = defineOperation({
   },
   async run(input, ctx) {
     if (input.webhook) await scheduleWebhook(input.webhook, ctx);
-    const maxPages = Math.min(input.maxPages, ctx.budget);
+    const wanted = pagesWanted(input);
+    const maxPages = Math.min(wanted, ctx.budget);
     const result = await crawlSite(ctx.services.http, input.url, {
       mode: input.mode,
       maxPages,
@@ -142,7 +153,7 @@ export const webCrawl = defineOperation({
       signal: ctx.signal,
       progress: (done, total) => ctx.progress(done, total),
     });
-    const short = maxPages < input.maxPages && result.pages.length + result.failed.length >= maxPages;
+    const short = maxPages < wanted && result.pages.length + result.failed.length >= maxPages;
     return short ? { ...result, stoppedOn: 'credits' as const } : result;
   },
 });
