@@ -33,6 +33,25 @@ describe('MCP over streamable HTTP', () => {
     await client.close();
   });
 
+  it('declares an outputSchema on every tool, and annotations that match what a call does', async () => {
+    const client = await connectMcp(server.baseUrl, key);
+    const { tools } = await client.listTools();
+    for (const tool of tools) expect(tool.outputSchema?.type, tool.name).toBe('object');
+    const annotations = (name: string) => tools.find((t) => t.name === name)!.annotations!;
+    expect(annotations('web_crawl').readOnlyHint).toBe(false);
+    expect(annotations('video_analysis').readOnlyHint).toBe(false);
+    // Charged calls are charged again when repeated; free lookups are idempotent.
+    expect(annotations('web_scrape')).toMatchObject({ readOnlyHint: true, idempotentHint: false });
+    expect(annotations('account')).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+    await client.close();
+  });
+
+  it('answers an unknown tool with a JSON-RPC error, not a tool result', async () => {
+    const client = await connectMcp(server.baseUrl, key);
+    await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('no_such_tool') });
+    await client.close();
+  });
+
   it('calls account through the gate', async () => {
     const client = await connectMcp(server.baseUrl, key);
     const result = await client.callTool({ name: 'account', arguments: {} });
