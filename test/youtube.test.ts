@@ -459,6 +459,15 @@ describe('Pro+ operations', () => {
     expect(await credits(key)).toBe(before);
   });
 
+  it('one video (the Supadata SDK\'s youtube.video): its metadata in the batch\'s shape, 1 credit', async () => {
+    const reply = await get('/v1/youtube/video?id=kX3nB4PpJko');
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('x-credits-used')).toBe('1');
+    expect(reply.body).toMatchObject({ id: 'kX3nB4PpJko', duration: 937, channel: { id: 'UCX6OQ3DkcsbYNE6H8uQQuVA', name: 'MrBeast' }, likeCount: 4961170 });
+    const bad = await get('/v1/youtube/video?id=nope');
+    expect(bad.status).toBe(400);
+  });
+
   it('video batch: one result per video; none or several sources are a 400', async () => {
     const reply = await post('/v1/youtube/video/batch', { videoIds: ['kX3nB4PpJko', 'https://youtu.be/ud9d5cMDP_0', '8VajtrESJzA', 'nope'] });
     expect(reply.status).toBe(200);

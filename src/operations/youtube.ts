@@ -18,7 +18,7 @@ import { youtubeChannel, youtubeChannelVideos, youtubePlaylist, youtubePlaylistV
 import { innertube } from '../platforms/youtube/client.js';
 import { loadVideo, toVideo, type YoutubeVideo } from '../platforms/youtube/video.js';
 import { youtubeSpeechFallback } from './youtube-fallback.js';
-import { channelReply, channelVideosReply, playlistReply, playlistVideosReply, searchReply, transcriptBatchReply, transcriptReply, videoBatchReply } from './outputs.js';
+import { youtubeVideo, channelReply, channelVideosReply, playlistReply, playlistVideosReply, searchReply, transcriptBatchReply, transcriptReply, videoBatchReply } from './outputs.js';
 
 /**
  * Where speech-to-text slots in for videos without captions (see youtube-fallback.ts): it reserves
@@ -388,6 +388,26 @@ export const youtubeVideoBatch = defineOperation({
   },
 });
 
+/** One video's metadata in the batch's video shape: the Supadata SDK's `youtube.video({ id })`. */
+export const youtubeVideoOp = defineOperation({
+  name: 'youtube_video',
+  title: 'Metadata of a YouTube video',
+  description:
+    'Returns the metadata of one YouTube video (title, description, duration, channel, tags, thumbnail, upload date, views, likes, caption languages) from its id or URL. Costs 1 credit.',
+  http: { method: 'GET', path: '/v1/youtube/video', aliases: ['/v1/vidsite/video'] },
+  input: z.object({ id: z.string().min(1).max(2048).describe('The video id or URL') }),
+  output: youtubeVideo,
+  plan: 'Free',
+  cost: 1,
+  kind: 'sync',
+  readOnly: true,
+  openWorld: true,
+  async run(input, ctx) {
+    const videoId = parseVideoRef(input.id);
+    return toVideo(await loadVideo(await innertube(ctx.services.http), videoId));
+  },
+});
+
 export const YOUTUBE_OPERATIONS = [
   youtubeTranscriptOp,
   youtubeTranscriptBatch,
@@ -398,4 +418,5 @@ export const YOUTUBE_OPERATIONS = [
   youtubePlaylistOp,
   youtubePlaylistVideosOp,
   youtubeVideoBatch,
+  youtubeVideoOp,
 ];
