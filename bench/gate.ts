@@ -14,6 +14,7 @@ const charged = defineOperation({
   description: 'Costs one credit and does nothing.',
   http: { method: 'GET', path: '/v1/bench/charged' },
   input: z.object({}),
+  output: z.object({ ok: z.boolean() }),
   plan: 'Free',
   cost: 1,
   kind: 'sync',

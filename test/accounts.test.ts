@@ -12,6 +12,7 @@ const echo = defineOperation({
   description: 'Returns its input; costs one credit.',
   http: { method: 'GET', path: '/v1/test/echo' },
   input: z.object({ value: z.number().int().min(0).max(10).default(1) }),
+  output: z.object({ value: z.number().int() }),
   plan: 'Free',
   cost: 1,
   kind: 'sync',
@@ -41,6 +42,7 @@ const variable = defineOperation({
   ...echo,
   name: 'test_variable',
   http: { method: 'GET', path: '/v1/test/variable' },
+  output: z.object({ used: z.number().int() }),
   cost: { reserve: () => 10, settle: (_input, result: { used: number }) => result.used },
   async run() {
     return { used: 3 };

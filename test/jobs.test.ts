@@ -26,7 +26,10 @@ describe('jobs over REST', () => {
     expect(started.status).toBe(202);
     expect(started.body).toMatchObject({ status: 'queued', result: null });
     expect(started.body.message).toContain(started.body.jobId);
-    expect(started.headers.get('X-Credits-Used')).toBe('3');
+    // A start charges nothing yet: the reservation has its own header, the job its creditsUsed.
+    expect(started.headers.get('X-Credits-Used')).toBe('0');
+    expect(started.headers.get('X-Credits-Reserved')).toBe('3');
+    expect(started.body.creditsUsed).toBe(0);
     const { jobId } = started.body;
     const account = (await server.request('GET', '/v1/me', { apiKey: key })).body;
 
@@ -38,7 +41,7 @@ describe('jobs over REST', () => {
     const done = await server.app.services.jobs.waitFor(jobId, account.id, 5_000);
     expect(done.status).toBe('completed');
     const finished = await server.request('GET', `/v1/jobs/${jobId}`, { apiKey: key });
-    expect(finished.body).toMatchObject({ jobId, status: 'completed', result: { steps: 3 }, progress: { done: 3, total: 3 } });
+    expect(finished.body).toMatchObject({ jobId, status: 'completed', result: { steps: 3 }, progress: { done: 3, total: 3 }, creditsUsed: 3 });
     expect((await server.request('GET', '/v1/me', { apiKey: key })).body.credits).toBe(97);
   });
 

@@ -18,6 +18,11 @@ function structured(result: unknown): any {
   return (result as { structuredContent: unknown }).structuredContent;
 }
 
+/** An error result's envelope: the JSON in its second text part. */
+function envelope(result: unknown): any {
+  return JSON.parse((result as { content: Array<{ text: string }> }).content[1].text);
+}
+
 describe('MCP over streamable HTTP', () => {
   it('lists one tool per operation, with the bounds of its input', async () => {
     const client = await connectMcp(server.baseUrl, key);
@@ -25,6 +30,25 @@ describe('MCP over streamable HTTP', () => {
     expect(tools.map((t) => t.name).sort()).toEqual(TEST_OPERATIONS.map((o) => o.name).sort());
     const echo = tools.find((t) => t.name === 'test_post_echo')!;
     expect((echo.inputSchema.properties as any).items.maxItems).toBe(3);
+    await client.close();
+  });
+
+  it('declares an outputSchema on every tool, and annotations that match what a call does', async () => {
+    const client = await connectMcp(server.baseUrl, key);
+    const { tools } = await client.listTools();
+    for (const tool of tools) expect(tool.outputSchema?.type, tool.name).toBe('object');
+    const annotations = (name: string) => tools.find((t) => t.name === name)!.annotations!;
+    expect(annotations('web_crawl').readOnlyHint).toBe(false);
+    expect(annotations('video_analysis').readOnlyHint).toBe(false);
+    // Charged calls are charged again when repeated; free lookups are idempotent.
+    expect(annotations('web_scrape')).toMatchObject({ readOnlyHint: true, idempotentHint: false });
+    expect(annotations('account')).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+    await client.close();
+  });
+
+  it('answers an unknown tool with a JSON-RPC error, not a tool result', async () => {
+    const client = await connectMcp(server.baseUrl, key);
+    await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('no_such_tool') });
     await client.close();
   });
 
@@ -40,7 +64,8 @@ describe('MCP over streamable HTTP', () => {
     const client = await connectMcp(server.baseUrl, key);
     const result = await client.callTool({ name: 'test_post_echo', arguments: { items: [] } });
     expect(result.isError).toBe(true);
-    expect(structured(result).error.code).toBe('INVALID_REQUEST');
+    expect(structured(result)).toBeUndefined();
+    expect(envelope(result).error.code).toBe('INVALID_REQUEST');
     expect((result.content as Array<{ text: string }>)[0].text).toMatch(/^INVALID_REQUEST: .*items/);
     const account = structured(await client.callTool({ name: 'account', arguments: {} }));
     expect(account.credits).toBe(100);
@@ -97,7 +122,7 @@ describe('MCP keyless mode', () => {
       expect((await client.listTools()).tools.length).toBe(OPERATIONS.length);
       const result = await client.callTool({ name: 'account', arguments: {} });
       expect(result.isError).toBe(true);
-      expect(structured(result).error.code).toBe('UNAUTHORIZED');
+      expect(envelope(result).error.code).toBe('UNAUTHORIZED');
       await client.close();
     } finally {
       await keyless.close();
@@ -122,7 +147,8 @@ describe('MCP over stdio', () => {
     expect(property('youtube_search', 'limit')).toMatchObject({ minimum: 1, maximum: 5000, default: 20 });
     expect(property('youtube_search', 'query')).toMatchObject({ maxLength: 500 });
     expect(property('web_map', 'limit')).toMatchObject({ minimum: 1, maximum: 500, default: 200 });
-    expect(property('web_crawl', 'maxPages')).toMatchObject({ minimum: 1, maximum: 500, default: 100 });
+    expect(property('web_crawl', 'maxPages')).toMatchObject({ minimum: 1, maximum: 500 });
+    expect(property('web_crawl', 'maxPages').description).toContain('default 100');
     expect(property('youtube_transcript_batch', 'urls')).toMatchObject({ minItems: 1, maxItems: 50 });
     expect(property('video_analysis', 'prompt')).toMatchObject({ maxLength: 1000 });
     const result = await client.callTool({ name: 'account', arguments: {} });

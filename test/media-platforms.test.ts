@@ -410,6 +410,24 @@ describe('Facebook', () => {
     expect(stt.calls).toHaveLength(0);
   });
 
+  it('needs no speech-to-text provider for captions on any route; without captions it is NOT_CONFIGURED, free', async () => {
+    const noStt = await startTestServer({ env: { GLEANER_UPSTREAM_OVERRIDES: ['facebook.com', 'fbcdn.net'].map((h) => `${h}=${upstream.origin}`).join(',') } });
+    try {
+      const key = await noStt.createKey('Free', { credits: 10 });
+      const url = q('https://m.facebook.com/Nintendo/videos/286348296528911/');
+      for (const route of ['/v1/social/transcript', '/v1/facebook/transcript', '/v1/transcript']) {
+        const reply = await noStt.request('GET', `${route}?url=${url}`, { apiKey: key });
+        expect(reply.status, `${route}: ${JSON.stringify(reply.body)}`).toBe(200);
+        expect(reply.body).toMatchObject({ aiGenerated: false, platform: 'facebook' });
+      }
+      const uncaptioned = await noStt.request('GET', `/v1/social/transcript?url=${q('https://www.facebook.com/watch/?v=387081299304444')}`, { apiKey: key });
+      expect(uncaptioned.body.error?.code).toBe('NOT_CONFIGURED');
+      expect((await noStt.request('GET', '/v1/me', { apiKey: key })).body.credits).toBe(7);
+    } finally {
+      await noStt.close();
+    }
+  });
+
   it('says a missing video is not found, charging nothing', async () => {
     const key = await server.createKey('Free', { credits: 10 });
     const reply = await get(`/v1/facebook/transcript?url=${q('https://www.facebook.com/watch/?v=123456789')}`, key);

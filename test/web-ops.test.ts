@@ -168,6 +168,41 @@ describe('web_crawl', () => {
     expect(requests).not.toContain('/file.bin');
   });
 
+  it('a 50-credit key: a default crawl (100 pages) runs, stops at the balance and says so; an empty balance is 402', async () => {
+    const key = await server.createKey('Pro', { credits: 50 });
+    const start = await server.request('POST', '/v1/web/crawl', { apiKey: key, body: { url: crawlSiteFixture.origin } });
+    expect(start.status).toBe(202);
+    expect(start.headers.get('X-Credits-Used')).toBe('0');
+    expect(start.headers.get('X-Credits-Reserved')).toBe('50');
+    const job = await finished(key, start.body.jobId);
+    expect(job.status).toBe('completed');
+    expect(job.result.pages).toHaveLength(50);
+    expect(job.result.stoppedOn).toBe('credits');
+    expect(job.creditsUsed).toBe(50);
+    expect(await credits(key)).toBe(0);
+    const refused = await server.request('POST', '/v1/web/crawl', { apiKey: key, body: { url: crawlSiteFixture.origin } });
+    expect(refused.status).toBe(402);
+    expect(refused.body.error.code).toBe('CREDITS_EXHAUSTED');
+  });
+
+  it('takes limit as maxPages (the Supadata SDK) and refuses parameters it does not know, naming them, free', async () => {
+    const key = await server.createKey('Pro', { credits: 100 });
+    const start = await server.request('POST', '/v1/web/crawl', { apiKey: key, body: { url: crawlSiteFixture.origin, limit: 5 } });
+    expect(start.headers.get('X-Credits-Reserved')).toBe('5');
+    const job = await finished(key, start.body.jobId);
+    expect(job.result.pages.length).toBeLessThanOrEqual(5);
+    expect(job.creditsUsed).toBe(job.result.pages.length);
+    const unknown = await server.request('POST', '/v1/web/crawl', { apiKey: key, body: { url: crawlSiteFixture.origin, maxPage: 5, depth: 2 } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.message).toMatch(/Unknown parameters "maxPage", "depth"; web_crawl takes: url, mode, maxPages, limit/);
+    const both = await server.request('POST', '/v1/web/crawl', { apiKey: key, body: { url: crawlSiteFixture.origin, maxPages: 5, limit: 6 } });
+    expect(both.status).toBe(400);
+    const query = await server.request('GET', `/v1/web/map?url=${encodeURIComponent(crawlSiteFixture.origin)}&limt=3`, { apiKey: key });
+    expect(query.status).toBe(400);
+    expect(query.body.error.message).toContain('"limt"');
+    expect(await credits(key)).toBe(100 - job.creditsUsed);
+  });
+
   it('needs the Pro plan: a Free key gets 402 UPGRADE_REQUIRED and is charged nothing', async () => {
     const key = await server.createKey('Free');
     const res = await server.request('POST', '/v1/web/crawl', { apiKey: key, body: { url: crawlSiteFixture.origin } });

@@ -242,6 +242,29 @@ describe('youtube_search', () => {
     replay.add(`search continuation=${lastContinuation(SECOND_PAGE)}`, builtThirdPage(40));
   });
 
+  it('a short balance gets the pages it pays for: limit=5000 on 50 credits, on 2, on none', async () => {
+    const fifty = await server.createKey('Pro', { credits: 50 });
+    const all = await get('/v1/youtube/search?query=test&limit=5000', fifty);
+    expect(all.status).toBe(200);
+    expect(all.body.results.length).toBeGreaterThan(100);
+    const charged = Number(all.headers.get('x-credits-used'));
+    expect(charged).toBeGreaterThan(0);
+    expect(charged).toBeLessThanOrEqual(50);
+    expect(await credits(fifty)).toBe(50 - charged);
+
+    const two = await server.createKey('Pro', { credits: 2 });
+    const cut = await get('/v1/youtube/search?query=test&limit=5000', two);
+    expect(cut.status).toBe(200);
+    expect(cut.body.results).toHaveLength(100);
+    expect(cut.body.stoppedOn).toBe('credits');
+    expect(typeof cut.body.nextPageToken).toBe('string');
+    expect(cut.headers.get('x-credits-used')).toBe('2');
+
+    const none = await get('/v1/youtube/search?query=test&limit=5000', two);
+    expect(none.status).toBe(402);
+    expect(none.body.error.code).toBe('CREDITS_EXHAUSTED');
+  });
+
   it('pages through the recording to 120 results, charges 3 credits, and its token resumes where it stopped', async () => {
     const mark = replay.requests.length;
     const reply = await get('/v1/youtube/search?query=test&limit=120');
@@ -434,6 +457,15 @@ describe('Pro+ operations', () => {
     const bad = await post('/v1/youtube/transcript/translate', { url: 'https://youtu.be/GJLlxj_dtq8' }, key);
     expect(bad.status).toBe(400);
     expect(await credits(key)).toBe(before);
+  });
+
+  it('one video (the Supadata SDK\'s youtube.video): its metadata in the batch\'s shape, 1 credit', async () => {
+    const reply = await get('/v1/youtube/video?id=kX3nB4PpJko');
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('x-credits-used')).toBe('1');
+    expect(reply.body).toMatchObject({ id: 'kX3nB4PpJko', duration: 937, channel: { id: 'UCX6OQ3DkcsbYNE6H8uQQuVA', name: 'MrBeast' }, likeCount: 4961170 });
+    const bad = await get('/v1/youtube/video?id=nope');
+    expect(bad.status).toBe(400);
   });
 
   it('video batch: one result per video; none or several sources are a 400', async () => {

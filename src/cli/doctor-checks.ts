@@ -81,6 +81,8 @@ function probeContext(app: App, signal: AbortSignal): OperationContext {
     requestId: `doctor-${randomUUID()}`,
     signal,
     progress: () => {},
+    // Probes read one item; nothing is charged, so nothing limits them.
+    budget: Number.MAX_SAFE_INTEGER,
     log: app.log,
     // Speech to text is paid work: without a provider here, a post without captions says so instead.
     services: { ...app.services, stt: undefined },

@@ -14,7 +14,7 @@ export async function runMcp(config: Config): Promise<number> {
     // No key configured: this process belongs to whoever runs it, so it acts as the store's local owner.
     const owner = await localOwner(app.services.store, app.services.accounts);
     const keyed = tools;
-    tools = { list: () => keyed.list(), call: (name, args, context) => keyed.call(name, args, { ...context, actAs: owner.id }) };
+    tools = { ...keyed, call: (name, args, context) => keyed.call(name, args, { ...context, actAs: owner.id }) };
     app.log.info({ account: owner.id, store: app.services.store.location }, 'GLEANER_API_KEY is not set: tool calls act as the local owner of this store.');
   }
   const close = await serveStdio(SERVER_IDENTITY, tools, config.GLEANER_API_KEY);

@@ -9,9 +9,9 @@ import { planAtLeast } from '../accounts/plans.js';
 import type { AccountRecord, Balance, Reservation } from '../accounts/accounts.js';
 import type { RateLimiter, RateStatus } from '../accounts/rate.js';
 import { LeaseLost, publicJob, type JobRecord, type JobRunContext, type JobProgress } from '../jobs/jobs.js';
-import { reserveCost, settleCost, type AnyOperation, type OperationContext } from '../operations/define.js';
+import { costFloor, reserveCost, settleCost, type AnyOperation, type OperationContext } from '../operations/define.js';
 import type { Services } from '../operations/services.js';
-import { describeIssues } from './validation.js';
+import { describeIssues, unknownParameters } from './validation.js';
 import type { ChatModel } from '../ai/chat.js';
 import { recordCharge, recordFailure, recordJobEnd } from './observe.js';
 
@@ -93,8 +93,7 @@ export class Gate {
     const rate = await this.rate.take(account.id, account.plan);
     const held = new HeldCredits(this.services.accounts, account.id);
     try {
-      const estimate = reserveCost(operation.cost, input);
-      await held.add(estimate);
+      await held.add(await this.affordable(operation, input, account));
       let balance: Balance = held.balance ?? (await this.services.accounts.balance(account));
       const reservation = held.reservation;
 
@@ -110,12 +109,14 @@ export class Gate {
         return {
           status: operation.http.successStatus ?? 202,
           body: { ...publicJob(job), message: `Job started. Poll GET /v1/jobs/${job.jobId} every 2 to 5 seconds until it is completed or failed.` },
-          headers: this.headers(rate, reservation?.amount ?? 0, balance),
+          // Nothing is charged yet: the job settles when it ends (its creditsUsed says what).
+          headers: { ...this.headers(rate, 0, balance), 'X-Credits-Reserved': String(reservation?.amount ?? 0) },
           job,
           account,
         };
       }
 
+      // A job's budget is its reservation (see executeJob); a synchronous call's is taken above.
       const result = await operation.run(input, this.context(account, requestId, options, held));
       let charged = 0;
       if (held.reservation) {
@@ -138,7 +139,24 @@ export class Gate {
     return account;
   }
 
+  /**
+   * What to reserve up front: the worst case, or for partial work (Cost.floor) as much of it as
+   * the balance allows, down to the floor (below it, reserving throws CREDITS_EXHAUSTED).
+   */
+  private async affordable(operation: AnyOperation, input: unknown, account: AccountRecord): Promise<number> {
+    const estimate = reserveCost(operation.cost, input);
+    const floor = costFloor(operation.cost, input);
+    if (floor === undefined || estimate <= floor) return estimate;
+    const { remaining } = await this.services.accounts.balance(account);
+    return remaining === null || remaining >= estimate ? estimate : Math.max(floor, remaining);
+  }
+
   private parseInput(operation: AnyOperation, rawInput: unknown): unknown {
+    const extra = unknownParameters(operation.input, rawInput);
+    if (extra) {
+      const names = extra.unknown.map((name) => `"${name}"`).join(', ');
+      throw new GleanerError('INVALID_REQUEST', `Unknown parameter${extra.unknown.length > 1 ? 's' : ''} ${names}; ${operation.name} takes: ${extra.known.join(', ') || 'none'}.`);
+    }
     const parsed = (operation.input as z.ZodType).safeParse(rawInput ?? {});
     if (!parsed.success) throw new GleanerError('INVALID_REQUEST', describeIssues(parsed.error.issues));
     return parsed.data;
@@ -157,6 +175,7 @@ export class Gate {
       requestId,
       jobId,
       reserveCredits: (amount) => held.add(amount),
+      budget: held.reservation?.amount ?? 0,
       signal: options.signal ?? new AbortController().signal,
       progress: (done, total, message) => options.onProgress?.({ done, total, message }),
       log: this.services.log.child({ requestId, ...(jobId ? { jobId } : {}) }),
@@ -184,6 +203,7 @@ export class Gate {
         const actual = Math.max(0, Math.min(settleCost(operation.cost, job.input, result), held.reservation.amount));
         await this.services.accounts.settle(held.reservation, actual);
         recordCharge(job.operation, actual);
+        await this.services.jobs.updateMeta(job.jobId, { creditsUsed: actual });
       }
       recordJobEnd(this.services.log, job, 'completed', started);
       return result;

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /** Turns zod issues into one sentence naming each field and the bound it broke. */
 export function describeIssues(issues: z.core.$ZodIssue[]): string {
@@ -8,4 +8,15 @@ export function describeIssues(issues: z.core.$ZodIssue[]): string {
   });
   const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : '';
   return `Invalid request: ${parts.join('; ')}${more}.`;
+}
+
+/**
+ * Parameters the operation does not take: a misspelt or unsupported one (`limit` where the
+ * operation says `maxPages`) must not be silently ignored. Undefined for a non-object input.
+ */
+export function unknownParameters(schema: z.ZodType, input: unknown): { unknown: string[]; known: string[] } | undefined {
+  if (!(schema instanceof z.ZodObject) || !input || typeof input !== 'object' || Array.isArray(input)) return undefined;
+  const known = Object.keys(schema.shape);
+  const unknown = Object.keys(input).filter((name) => !known.includes(name));
+  return unknown.length ? { unknown, known } : undefined;
 }

@@ -66,6 +66,8 @@ export function publicJob(job: JobRecord) {
     error: job.error,
     progress: job.progress,
     operation: job.operation,
+    // Settled credits, written by the gate when the job ends (0 before, and for a failed job).
+    creditsUsed: typeof job.meta.creditsUsed === 'number' ? job.meta.creditsUsed : 0,
     createdAt: job.createdAt,
     updatedAt: job.updatedAt,
     ...(job.finishedAt ? { finishedAt: job.finishedAt } : {}),

@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { defineOperation } from './define.js';
 import { publicJob } from '../jobs/jobs.js';
+import { accountReply, jobReply } from './outputs.js';
+
+/** What `credits` shows on a plan without a monthly limit (Enterprise). */
+export const UNLIMITED_CREDITS = 2 ** 31 - 1;
 
 export const account = defineOperation({
   name: 'account',
@@ -8,6 +12,7 @@ export const account = defineOperation({
   description: 'Shows the account of the API key in use: its id, plan and remaining credits this month. Free to call.',
   http: { method: 'GET', path: '/v1/me' },
   input: z.object({}),
+  output: accountReply,
   plan: 'Free',
   cost: 0,
   kind: 'sync',
@@ -18,7 +23,9 @@ export const account = defineOperation({
     return {
       id: ctx.account.id,
       plan: ctx.account.plan,
-      credits: balance.remaining,
+      // The spec types credits as an integer: an unlimited plan shows the largest 32-bit one.
+      credits: balance.remaining ?? UNLIMITED_CREDITS,
+      unlimited: balance.remaining === null,
       monthlyCredits: balance.allowance,
       creditsUsed: balance.used,
       creditsResetAt: balance.resetsAt.toISOString(),
@@ -32,6 +39,7 @@ export const jobStatus = defineOperation({
   description:
     'Shows a job started by web_crawl or video_analysis: its status (queued, processing, completed, failed), progress and, once completed, its result. Poll every 2 to 5 seconds. Free to call.',
   http: { method: 'GET', path: '/v1/jobs/{jobId}' },
+  output: jobReply(z.unknown()),
   input: z.object({ jobId: z.string().min(1).max(100).describe('The job id returned when the job was started') }),
   plan: 'Free',
   cost: 0,

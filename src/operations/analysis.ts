@@ -7,6 +7,7 @@ import { analyzeVideo } from '../ai/analyze.js';
 import { schemaProblem } from '../ai/json-schema.js';
 import { requireChatModel } from './models.js';
 import type { Metadata, TranscriptResponse } from '../platforms/types.js';
+import { analysisResult } from './outputs.js';
 
 const input = z
   .object({
@@ -33,6 +34,7 @@ export const videoAnalysis = defineOperation({
     'Applies a prompt and/or a JSON Schema to a video (any supported platform or a direct file): gathers its transcript and metadata and asks a language model, returning data that follows the schema. Runs as a job. Pro plan and above; 5 credits (plus the AI transcript minutes when the video has no captions).',
   http: { method: 'POST', path: '/v1/video/analysis' },
   input,
+  output: analysisResult,
   plan: 'Pro',
   cost: { reserve: () => 5, settle: (_input, result: { creditsUsed: number }) => result.creditsUsed },
   kind: 'job',

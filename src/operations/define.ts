@@ -26,6 +26,8 @@ export interface OperationContext {
    * cost may then go up to everything reserved; a failure releases it all.
    */
   reserveCredits: (amount: number) => Promise<void>;
+  /** Credits reserved for this call before it ran: what partial work (see Cost.floor) may spend. */
+  budget: number;
   /** The connected MCP client's model, when the call came over MCP from a client that offers sampling. */
   sampling?: ChatModel;
 }
@@ -38,7 +40,18 @@ export type CheckContext = Pick<OperationContext, 'account' | 'services' | 'samp
  * work (it must cover the worst case the caller asked for) and `settle` gives the actual amount,
  * never more than reserved, once the result is known.
  */
-export type Cost<I, O> = number | { reserve: (input: I) => number; settle: (input: I, result: O) => number };
+export type Cost<I, O> =
+  | number
+  | {
+      reserve: (input: I) => number;
+      settle: (input: I, result: O) => number;
+      /**
+       * Work that can be cut short (search pages, crawled pages): when the balance cannot cover
+       * `reserve`, the gate reserves what is left, down to this floor (402 below it), and the
+       * work reads in ctx.budget how much it may spend, stopping there.
+       */
+      floor?: (input: I) => number;
+    };
 
 export interface HttpBinding {
   method: 'GET' | 'POST' | 'DELETE';
@@ -60,6 +73,11 @@ export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
   description: string;
   http: HttpBinding;
   input: S;
+  /**
+   * The reply of `run` (for a job: its result). The OpenAPI response bodies, the MCP tools'
+   * outputSchema and the tests' reply validation are derived from it.
+   */
+  output: z.ZodType<O>;
   /** The lowest plan that may call it. */
   plan: PlanName;
   cost: Cost<z.output<S>, O>;
@@ -84,6 +102,11 @@ export function defineOperation<S extends z.ZodType, O>(operation: Operation<S, 
 
 export function reserveCost<I, O>(cost: Cost<I, O>, input: I): number {
   return typeof cost === 'number' ? cost : cost.reserve(input);
+}
+
+/** The least a partial operation may reserve, or undefined when it is all or nothing. */
+export function costFloor<I, O>(cost: Cost<I, O>, input: I): number | undefined {
+  return typeof cost === 'number' ? undefined : cost.floor?.(input);
 }
 
 export function settleCost<I, O>(cost: Cost<I, O>, input: I, result: O): number {

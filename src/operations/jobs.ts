@@ -2,6 +2,9 @@
 import { z } from 'zod';
 import { defineOperation } from './define.js';
 import { publicJob } from '../jobs/jobs.js';
+import { jobReply } from './outputs.js';
+
+const jobSummary = jobReply(z.unknown()).omit({ result: true });
 
 /** How long a cancel waits for the job to stop at its next page or chunk before answering. */
 const CANCEL_WAIT_MS = 10_000;
@@ -13,6 +16,7 @@ export const jobCancel = defineOperation({
     'Cancels a job started by web_crawl or video_analysis. A queued job ends at once and its credits are returned; a running one stops at its next page or chunk: it ends with status cancelled, the part done is charged (a cancelled crawl returns and charges the pages it scraped) and the rest is refunded. A finished job is returned unchanged. Free to call.',
   http: { method: 'DELETE', path: '/v1/jobs/{jobId}' },
   input: z.object({ jobId: z.string().min(1).max(100).describe('The job id returned when the job was started') }),
+  output: jobReply(z.unknown()),
   plan: 'Free',
   cost: 0,
   kind: 'sync',
@@ -33,6 +37,7 @@ export const jobList = defineOperation({
     limit: z.number().int().min(1).max(100).default(20).describe('Jobs per page (1 to 100)'),
     cursor: z.string().regex(/^\d{1,6}$/, 'is not a cursor from a previous page').optional().describe('The nextCursor of the previous page'),
   }),
+  output: z.object({ jobs: z.array(jobSummary), nextCursor: z.string().nullable().describe('Pass as cursor for the next page; null on the last') }),
   plan: 'Free',
   cost: 0,
   kind: 'sync',

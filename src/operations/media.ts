@@ -10,6 +10,7 @@ import { GleanerError } from '../errors.js';
 import { transcriptCredits, CAPTION_CREDITS } from '../media/credits.js';
 import { assertCanTranscribe, transcribeMedia } from '../media/pipeline.js';
 import type { TranscriptResponse } from '../platforms/types.js';
+import { transcriptReply } from './outputs.js';
 
 const transcriptInput = z.object({
   url: httpUrl.describe('The post, video or media file URL'),
@@ -45,14 +46,14 @@ function platformTranscript(info: PlatformInfo): Operation<typeof transcriptInpu
     } ${COST_NOTE}`,
     http: { method: 'GET', path: `/v1/${info.platform}/transcript`, aliases: [`/v1/${info.alias}/transcript`] },
     input: transcriptInput,
+    output: transcriptReply,
     plan: 'Free',
     cost: transcriptCost,
     kind: 'sync',
     readOnly: true,
     openWorld: true,
-    async check(_input, ctx) {
-      if (!info.captions) await assertCanTranscribe(ctx.services);
-    },
+    // No speech-to-text pre-check: a post with captions needs none, on this route as on
+    // /v1/transcript; one without them is NOT_CONFIGURED from the pipeline, free of charge.
     async run(input, ctx) {
       const url = new URL(input.url);
       const handler = handlerFor(url);
@@ -106,6 +107,7 @@ export const videoTranscript = defineOperation({
   description: `Transcript of a direct media file URL (mp4, webm, mov, m4a, mp3, wav, HLS .m3u8 ...) or of a video on any supported platform, produced by speech to text (or the platform's captions where it has them). The file is checked by its content, not its name. Long media is cut into chunks transcribed in parallel. ${COST_NOTE}`,
   http: { method: 'GET', path: '/v1/video/transcript' },
   input: transcriptInput,
+  output: transcriptReply,
   plan: 'Free',
   cost: transcriptCost,
   kind: 'sync',

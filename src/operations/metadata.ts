@@ -8,6 +8,7 @@ import { defineOperation } from './define.js';
 import { handlerFor } from './url-handlers.js';
 import { webPageMetadata } from '../web/fetch-metadata.js';
 import { metadataReply } from '../platforms/metadata-reply.js';
+import { metadataReplySchema } from './outputs.js';
 
 export const metadataOperation = defineOperation({
   name: 'metadata',
@@ -16,6 +17,7 @@ export const metadataOperation = defineOperation({
     'Returns the metadata of a URL in one shape for every platform: title, description, author, counts, thumbnails, publication date, tags. Works for supported video and social platforms and for any web page (OpenGraph, Twitter cards, JSON-LD, canonical URL, favicon, language). Costs 1 credit.',
   http: { method: 'GET', path: '/v1/metadata' },
   input: z.object({ url: httpUrl.describe('The video, post or page URL') }),
+  output: metadataReplySchema,
   plan: 'Free',
   cost: 1,
   kind: 'sync',

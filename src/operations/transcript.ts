@@ -12,10 +12,11 @@ import { transcriptCredits } from '../media/credits.js';
 import { translateSegments } from '../ai/translate.js';
 import { chatModelFor } from './models.js';
 import type { OperationContext } from './define.js';
+import { transcriptReply } from './outputs.js';
 
 /** AI translation costs what the translate operation costs: 30 credits per started minute. */
 const AI_TRANSLATION_CREDITS_PER_MINUTE = 30;
-const aiTranslationCredits = (minutes: number) => AI_TRANSLATION_CREDITS_PER_MINUTE * Math.max(1, Math.ceil(minutes));
+export const aiTranslationCredits = (minutes: number) => AI_TRANSLATION_CREDITS_PER_MINUTE * Math.max(1, Math.ceil(minutes));
 
 
 export const transcriptOperation = defineOperation({
@@ -31,6 +32,7 @@ export const transcriptOperation = defineOperation({
     timestamps: z.boolean().default(true).describe("Include each segment's offset and duration in milliseconds (default true)"),
     text: z.boolean().default(false).describe('Return the transcript as one plain string in content'),
   }),
+  output: transcriptReply,
   plan: 'Free',
   // AI transcripts reserve their minutes through ctx.reserveCredits once the media's length is known.
   cost: {

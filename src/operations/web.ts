@@ -6,6 +6,7 @@ import { scrape } from '../web/scrape.js';
 import { mapSite } from '../web/map.js';
 import { crawlSite, type CrawlResult } from '../web/crawl.js';
 import { registerWebhook } from '../jobs/webhook-courier.js';
+import { crawlResult, mapReply, scrapeReply } from './outputs.js';
 
 const format = z.enum(['markdown', 'text', 'html']).default('markdown').describe('Output format of the page content');
 
@@ -20,6 +21,7 @@ export const webScrape = defineOperation({
     format,
     onlyMainContent: z.boolean().default(true).describe('Keep only the main content (true) or the whole page body (false)'),
   }),
+  output: scrapeReply,
   plan: 'Free',
   cost: 1,
   kind: 'sync',
@@ -38,6 +40,7 @@ export const webMap = defineOperation({
     url: httpUrl.describe('Any URL of the site to map'),
     limit: z.number().int().min(1).max(500).default(200).describe('Most URLs to return (1 to 500)'),
   }),
+  output: mapReply,
   plan: 'Free',
   cost: 1,
   kind: 'sync',
@@ -46,13 +49,23 @@ export const webMap = defineOperation({
   run: (input, ctx) => mapSite(ctx.services.http, input.url, { limit: input.limit, signal: ctx.signal, concurrency: ctx.services.config.GLEANER_HOST_CONCURRENCY }),
 });
 
-const crawlInput = z.object({
-  url: httpUrl.describe('Where the crawl starts; only pages of the same site are crawled'),
-  mode: z.enum(['sitemap', 'recursive']).default('sitemap').describe('sitemap: the pages the sitemaps list; recursive: follow links from the start URL'),
-  maxPages: z.number().int().min(1).max(500).default(100).describe('Most pages to scrape (1 to 500); 1 credit per page scraped'),
-  format,
-  webhook: httpUrl.optional().describe('URL that receives a signed POST with the job when it finishes'),
-});
+const crawlInput = z
+  .object({
+    url: httpUrl.describe('Where the crawl starts; only pages of the same site are crawled'),
+    mode: z.enum(['sitemap', 'recursive']).default('sitemap').describe('sitemap: the pages the sitemaps list; recursive: follow links from the start URL'),
+    maxPages: z.number().int().min(1).max(500).optional().describe('Most pages to scrape (1 to 500, default 100); 1 credit per page scraped'),
+    limit: z.number().int().min(1).max(500).optional().describe('Same as maxPages (the name the Supadata SDK sends)'),
+    format,
+    webhook: httpUrl.optional().describe('URL that receives a signed POST with the job when it finishes'),
+  })
+  .superRefine((input, ctx) => {
+    if (input.maxPages !== undefined && input.limit !== undefined && input.maxPages !== input.limit) {
+      ctx.addIssue({ code: 'custom', path: ['limit'], message: 'maxPages and limit disagree; give one of them' });
+    }
+  });
+
+const DEFAULT_MAX_PAGES = 100;
+const pagesWanted = (input: z.output<typeof crawlInput>) => input.maxPages ?? input.limit ?? DEFAULT_MAX_PAGES;
 
 export const webCrawl = defineOperation({
   name: 'web_crawl',
@@ -61,8 +74,10 @@ export const webCrawl = defineOperation({
     "Scrapes up to maxPages pages of one website, from its sitemaps (mode sitemap, default) or by following links from the start URL (mode recursive), obeying robots.txt. Runs as a job: returns a job id to poll with job_status; the result lists each page's content and the pages that failed. Optionally POSTs the finished job to a webhook. Pro plan or higher; 1 credit per page scraped.",
   http: { method: 'POST', path: '/v1/web/crawl' },
   input: crawlInput,
+  output: crawlResult,
   plan: 'Pro',
-  cost: { reserve: (input) => input.maxPages, settle: (_input, result: CrawlResult) => result.pages.length },
+  // A short balance crawls as many pages as it pays for (at least one), and the result says so.
+  cost: { reserve: (input) => pagesWanted(input), settle: (_input, result: CrawlResult) => result.pages.length, floor: () => 1 },
   kind: 'job',
   readOnly: true,
   openWorld: true,
@@ -74,13 +89,17 @@ export const webCrawl = defineOperation({
   async run(input, ctx) {
     // Delivered by whichever process ends the job (see WebhookCourier), even after a restart.
     if (input.webhook && ctx.jobId) await registerWebhook(ctx.services.jobs, ctx.services.store, ctx.jobId, input.webhook);
-    return crawlSite(ctx.services.http, input.url, {
+    const wanted = pagesWanted(input);
+    const maxPages = Math.min(wanted, ctx.budget);
+    const result = await crawlSite(ctx.services.http, input.url, {
       mode: input.mode,
-      maxPages: input.maxPages,
+      maxPages,
       format: input.format,
       concurrency: ctx.services.config.GLEANER_HOST_CONCURRENCY,
       signal: ctx.signal,
       progress: (done, total) => ctx.progress(done, total),
     });
+    const short = maxPages < wanted && result.pages.length + result.failed.length >= maxPages;
+    return short ? { ...result, stoppedOn: 'credits' as const } : result;
   },
 });

@@ -11,13 +11,15 @@ import { parseVideoRef } from '../platforms/youtube/ids.js';
 import { renderTranscript, youtubeTranscript, type SegmentTranslator, type TranscriptFallback } from '../platforms/youtube/transcript.js';
 import { translateSegments } from '../ai/translate.js';
 import { transcriptCredits } from '../media/credits.js';
-import { requireChatModel } from './models.js';
+import { chatModelFor, requireChatModel } from './models.js';
+import { aiTranslationCredits } from './transcript.js';
 import { youtubeSearch } from '../platforms/youtube/search.js';
 import { youtubeChannel, youtubeChannelVideos, youtubePlaylist, youtubePlaylistVideos } from '../platforms/youtube/listings.js';
 import { innertube } from '../platforms/youtube/client.js';
 import { loadVideo, toVideo, type YoutubeVideo } from '../platforms/youtube/video.js';
 import { onFreshExits } from '../platforms/youtube/clients.js';
 import { youtubeSpeechFallback } from './youtube-fallback.js';
+import { youtubeVideo, channelReply, channelVideosReply, playlistReply, playlistVideosReply, searchReply, transcriptBatchReply, transcriptReply, videoBatchReply } from './outputs.js';
 
 /**
  * Where speech-to-text slots in for videos without captions (see youtube-fallback.ts): it reserves
@@ -79,7 +81,7 @@ export const youtubeTranscriptOp = defineOperation({
   name: 'youtube_transcript',
   title: 'YouTube video transcript',
   description:
-    "Returns the transcript of a YouTube video from its captions: segments with text, start offset and duration (ms), or one plain string with text=true. Give the video as url (watch, youtu.be, shorts, embed, live links) or video_id. lang picks a caption language (else the video's default track; the reply's lang says which was used, availableLangs lists all); translate asks YouTube's own translation of the captions. Manual captions are preferred to automatic ones. Costs 1 credit. A video without captions is transcribed by speech to text when the server has a provider (aiGenerated: true, 2 credits per started minute); without one it is TRANSCRIPT_UNAVAILABLE and costs nothing.",
+    "Returns the transcript of a YouTube video from its captions: segments with text, start offset and duration (ms), or one plain string with text=true. Give the video as url (watch, youtu.be, shorts, embed, live links) or video_id. lang picks a caption language (else the video's default track; the reply's lang says which was used, availableLangs lists all); translate asks YouTube's own translation of the captions, else a language model where the server has one (the configured endpoint or the MCP client's model; 30 more credits per started minute; translatedBy says which). Manual captions are preferred to automatic ones. Costs 1 credit. A video without captions is transcribed by speech to text when the server has a provider (aiGenerated: true, 2 credits per started minute); without one it is TRANSCRIPT_UNAVAILABLE and costs nothing.",
   http: { method: 'GET', path: '/v1/youtube/transcript', aliases: ['/v1/vidsite/transcript'] },
   input: z
     .object({
@@ -87,17 +89,26 @@ export const youtubeTranscriptOp = defineOperation({
       video_id: z.string().min(1).max(64).optional().describe('The 11-character video id (instead of url)'),
       videoId: z.string().min(1).max(64).optional().describe('Same as video_id'),
       lang: langCode('Preferred caption language; when the video has none in it, its default track is used').optional(),
-      translate: langCode("Translate the captions to this language with YouTube's caption translation").optional(),
+      translate: langCode("Translate the captions to this language: YouTube's caption translation, else a language model").optional(),
       timestamps,
       text: textFlag,
     })
     .superRefine(oneVideo),
+  output: transcriptReply,
   plan: 'Free',
-  cost: { reserve: () => 1, settle: (_input, result: TranscriptResponse) => transcriptCredits(result) },
+  cost: {
+    reserve: () => 1,
+    settle: (_input, result: TranscriptResponse) => transcriptCredits(result) + (result.translatedBy === 'ai' ? aiTranslationCredits(result.durationMinutes) : 0),
+  },
   kind: 'sync',
   readOnly: true,
   openWorld: true,
-  run: (input, ctx) => transcriptFor(videoIdOfInput(input), input, ctx),
+  // translate behaves as on /v1/transcript: YouTube's translation, else the model where there is one.
+  async run(input, ctx) {
+    const result = await transcriptFor(videoIdOfInput(input), { ...input, aiTranslation: Boolean(input.translate && chatModelFor(ctx)) }, ctx);
+    if (result.translatedBy === 'ai') await ctx.reserveCredits(aiTranslationCredits(result.durationMinutes));
+    return result;
+  },
 });
 
 /** Runs `work` over `items` with at most `width` at once, results in the order of the items. */
@@ -135,6 +146,7 @@ export const youtubeTranscriptBatch = defineOperation({
     urls: z.array(z.string().max(2048)).min(1).max(50).describe('1 to 50 video URLs (or ids)'),
     lang: langCode('Preferred caption language for every video').optional(),
   }),
+  output: transcriptBatchReply,
   plan: 'Pro',
   cost: { reserve: (input) => input.urls.length, settle: (_input, result: { creditsUsed: number }) => result.creditsUsed },
   kind: 'sync',
@@ -181,6 +193,7 @@ export const youtubeTranscriptTranslate = defineOperation({
       if (!input.targetLang && !input.lang) ctx.addIssue({ code: 'custom', path: ['targetLang'], message: 'give the language to translate to' });
       if (input.targetLang && input.lang && input.targetLang !== input.lang) ctx.addIssue({ code: 'custom', path: ['lang'], message: 'targetLang and lang disagree' });
     }),
+  output: transcriptReply,
   plan: 'Pro',
   cost: {
     reserve: () => CREDITS_PER_MINUTE,
@@ -199,6 +212,9 @@ export const youtubeTranscriptTranslate = defineOperation({
     return result;
   },
 });
+
+/** Results per charged search page (1 credit each). */
+const SEARCH_PAGE = 50;
 
 export const youtubeSearchOp = defineOperation({
   name: 'youtube_search',
@@ -230,17 +246,23 @@ export const youtubeSearchOp = defineOperation({
     limit: z.number().int().min(1).max(5000).default(20).describe('Most results to return (1 to 5000); pages are fetched automatically'),
     pageToken: z.string().min(1).max(8192).optional().describe('nextPageToken of an earlier reply with the same query, to continue from there'),
   }),
+  output: searchReply,
   plan: 'Free',
   cost: {
-    reserve: (input) => Math.ceil(input.limit / 50),
+    reserve: (input) => Math.ceil(input.limit / SEARCH_PAGE),
     settle: (_input, result: { results: unknown[] }) => Math.max(1, Math.ceil(result.results.length / 50)),
+    // One page is worth returning: a short balance gets as many pages as it pays for.
+    floor: () => 1,
   },
   kind: 'sync',
   readOnly: true,
   openWorld: true,
   async run(input, ctx) {
-    const { query, results, nextPageToken, totalResults } = await youtubeSearch(ctx.services.http, input);
-    return { query, results, nextPageToken, totalResults };
+    const limit = Math.min(input.limit, ctx.budget * SEARCH_PAGE);
+    const { query, results, nextPageToken, totalResults } = await youtubeSearch(ctx.services.http, { ...input, limit });
+    // Cut short by the balance: the reply says so, and nextPageToken continues once credits return.
+    const short = limit < input.limit && results.length >= limit && nextPageToken !== null;
+    return { query, results, nextPageToken, totalResults, ...(short ? { stoppedOn: 'credits' as const } : {}) };
   },
 });
 
@@ -253,6 +275,7 @@ export const youtubeChannelOp = defineOperation({
   description: 'Returns a YouTube channel: id, name, handle, description, subscriber and video counts, avatar and banner. Accepts a channel id, @handle or channel URL. Costs 1 credit.',
   http: { method: 'GET', path: '/v1/youtube/channel', aliases: ['/v1/vidsite/channel'] },
   input: z.object({ id: channelId }),
+  output: channelReply,
   plan: 'Free',
   cost: 1,
   kind: 'sync',
@@ -272,6 +295,7 @@ export const youtubeChannelVideosOp = defineOperation({
     limit: z.number().int().min(1).max(5000).default(30).describe('Most ids per list (1 to 5000)'),
     type: z.enum(['all', 'video', 'short', 'live']).default('all').describe('Which lists to fill: all, or only video, short or live'),
   }),
+  output: channelVideosReply,
   plan: 'Free',
   cost: 1,
   kind: 'sync',
@@ -286,6 +310,7 @@ export const youtubePlaylistOp = defineOperation({
   description: 'Returns a YouTube playlist: id, title, description, video count, view count, last update, thumbnail and owner channel. Costs 1 credit.',
   http: { method: 'GET', path: '/v1/youtube/playlist', aliases: ['/v1/vidsite/playlist'] },
   input: z.object({ id: playlistId }),
+  output: playlistReply,
   plan: 'Free',
   cost: 1,
   kind: 'sync',
@@ -304,6 +329,7 @@ export const youtubePlaylistVideosOp = defineOperation({
     id: playlistId,
     limit: z.number().int().min(1).max(5000).default(100).describe('Most ids to return (1 to 5000)'),
   }),
+  output: playlistVideosReply,
   plan: 'Free',
   cost: 1,
   kind: 'sync',
@@ -337,6 +363,7 @@ export const youtubeVideoBatch = defineOperation({
       if (given.length === 0) ctx.addIssue({ code: 'custom', path: ['videoIds'], message: 'give one of videoIds, playlistId or channelId' });
       if (given.length > 1) ctx.addIssue({ code: 'custom', path: [given[1]], message: `give only one of videoIds, playlistId or channelId (got ${given.join(' and ')})` });
     }),
+  output: videoBatchReply,
   plan: 'Pro',
   // Failed work charges nothing: a batch in which every item failed is free.
   cost: { reserve: () => 1, settle: (_input, result: { stats: { succeeded: number } }) => (result.stats.succeeded > 0 ? 1 : 0) },
@@ -364,6 +391,26 @@ export const youtubeVideoBatch = defineOperation({
   },
 });
 
+/** One video's metadata in the batch's video shape: the Supadata SDK's `youtube.video({ id })`. */
+export const youtubeVideoOp = defineOperation({
+  name: 'youtube_video',
+  title: 'Metadata of a YouTube video',
+  description:
+    'Returns the metadata of one YouTube video (title, description, duration, channel, tags, thumbnail, upload date, views, likes, caption languages) from its id or URL. Costs 1 credit.',
+  http: { method: 'GET', path: '/v1/youtube/video', aliases: ['/v1/vidsite/video'] },
+  input: z.object({ id: z.string().min(1).max(2048).describe('The video id or URL') }),
+  output: youtubeVideo,
+  plan: 'Free',
+  cost: 1,
+  kind: 'sync',
+  readOnly: true,
+  openWorld: true,
+  async run(input, ctx) {
+    const videoId = parseVideoRef(input.id);
+    return toVideo(await loadVideo(await innertube(ctx.services.http), videoId));
+  },
+});
+
 export const YOUTUBE_OPERATIONS = [
   youtubeTranscriptOp,
   youtubeTranscriptBatch,
@@ -374,4 +421,5 @@ export const YOUTUBE_OPERATIONS = [
   youtubePlaylistOp,
   youtubePlaylistVideosOp,
   youtubeVideoBatch,
+  youtubeVideoOp,
 ];

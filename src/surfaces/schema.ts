@@ -1,16 +1,39 @@
-/** JSON Schema of an operation's input, as MCP tools and the OpenAPI document publish it. */
+/**
+ * JSON Schemas of an operation's input and reply, as MCP tools and the OpenAPI document publish
+ * them. A job operation replies with the job (its result is the operation's output).
+ */
 import { z } from 'zod';
 import type { AnyOperation } from '../operations/define.js';
+import { jobReply } from '../operations/outputs.js';
 
-const cache = new WeakMap<AnyOperation, Record<string, unknown>>();
+type JsonSchema = Record<string, unknown>;
 
-export function inputJsonSchema(operation: AnyOperation): Record<string, unknown> {
-  let schema = cache.get(operation);
-  if (!schema) {
-    schema = z.toJSONSchema(operation.input, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' }) as Record<string, unknown>;
-    delete schema.$schema;
-    if (schema.type === undefined) schema.type = 'object';
-    cache.set(operation, schema);
-  }
+const inputs = new WeakMap<AnyOperation, JsonSchema>();
+const replies = new WeakMap<AnyOperation, z.ZodType>();
+const replyJson = new WeakMap<AnyOperation, JsonSchema>();
+
+function toJson(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const json = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  delete json.$schema;
+  if (json.type === undefined) json.type = 'object';
+  return json;
+}
+
+export function inputJsonSchema(operation: AnyOperation): JsonSchema {
+  let schema = inputs.get(operation);
+  if (!schema) inputs.set(operation, (schema = toJson(operation.input, 'input')));
+  return schema;
+}
+
+/** The zod schema of what a successful call answers: the output, or for a job the job record. */
+export function replySchema(operation: AnyOperation): z.ZodType {
+  let schema = replies.get(operation);
+  if (!schema) replies.set(operation, (schema = operation.kind === 'job' ? jobReply(operation.output) : operation.output));
+  return schema;
+}
+
+export function replyJsonSchema(operation: AnyOperation): JsonSchema {
+  let schema = replyJson.get(operation);
+  if (!schema) replyJson.set(operation, (schema = toJson(replySchema(operation), 'output')));
   return schema;
 }

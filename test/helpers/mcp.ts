@@ -6,5 +6,8 @@ export async function connectMcp(baseUrl: string, apiKey: string): Promise<Clien
   const client = new Client({ name: 'gleaner-test', version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { 'x-api-key': apiKey } } });
   await client.connect(transport);
+  // Listing the tools makes the SDK client check every later tool result's structuredContent
+  // against the tool's outputSchema (and fail a success without one).
+  await client.listTools();
   return client;
 }

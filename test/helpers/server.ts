@@ -7,6 +7,7 @@ import { createApp, type App, type AppOptions } from '../../src/app.js';
 import { startHttpServer, type ServerTimeouts } from '../../src/surfaces/http-server.js';
 import type { PlanName } from '../../src/accounts/plans.js';
 import { silentLogger } from '../../src/log.js';
+import { replyChecker } from './contract.js';
 
 export interface TestServer {
   baseUrl: string;
@@ -40,6 +41,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const app = await createApp(config, { logger: options.logger ?? silentLogger, clock: options.clock, operations: options.operations, resolver: options.resolver });
   const server = await startHttpServer(app, { host: '127.0.0.1', port: 0, timeouts: options.timeouts });
   const baseUrl = server.url;
+  const replies = replyChecker(app.operations);
   return {
     baseUrl,
     app,
@@ -65,6 +67,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       } catch {
         /* not JSON: keep the text */
       }
+      replies.check(method, pathAndQuery, response.status, body);
       return { status: response.status, headers: response.headers, body };
     },
     async close() {

@@ -9,7 +9,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, CreateMessageResultSchema, ListToolsRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, CreateMessageResultSchema, ErrorCode as RpcErrorCode, ListToolsRequestSchema, McpError, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolOutcome, ToolSet } from './toolset.js';
 import type { ChatModel, ChatRequest } from '../../ai/chat.js';
 import { ERROR_CODES, GleanerError, type ErrorCode } from '../../errors.js';
@@ -89,8 +89,10 @@ function createSdkServer(identity: ServerIdentity, tools: ToolSet, apiKeyOf: (he
     if (!isPlainObject(args)) {
       const outcome = invalidArguments();
       requestsTotal.inc({ surface: 'mcp', operation: request.params.name, status: outcomeStatus(outcome) });
-      return { content: [{ type: 'text' as const, text: outcome.text! }], structuredContent: outcome.body as Record<string, unknown>, isError: true };
+      return { content: [{ type: 'text' as const, text: outcome.text }, { type: 'text' as const, text: JSON.stringify(outcome.body) }], isError: true };
     }
+    // An unknown tool is a protocol error (JSON-RPC), not a failed call of a tool.
+    if (!tools.has(request.params.name)) throw new McpError(RpcErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. tools/list names the tools.`);
     const progressToken = request.params._meta?.progressToken;
     const canSample = Boolean(server.getClientCapabilities()?.sampling);
     const outcome = await tools.call(request.params.name, args, {
@@ -109,12 +111,12 @@ function createSdkServer(identity: ServerIdentity, tools: ToolSet, apiKeyOf: (he
                 .catch(() => undefined),
     });
     requestsTotal.inc({ surface: 'mcp', operation: request.params.name, status: outcomeStatus(outcome) });
-    const text = outcome.isError ? (outcome.text ?? JSON.stringify(outcome.body)) : JSON.stringify(outcome.body, null, 2);
-    return {
-      content: [{ type: 'text' as const, text }],
-      structuredContent: outcome.body as Record<string, unknown>,
-      ...(outcome.isError ? { isError: true } : {}),
-    };
+    // structuredContent must match the tool's outputSchema, which describes successes: an error
+    // carries its envelope as JSON in a second text part instead.
+    if (outcome.isError) {
+      return { content: [{ type: 'text' as const, text: outcome.text }, { type: 'text' as const, text: JSON.stringify(outcome.body) }], isError: true };
+    }
+    return { content: [{ type: 'text' as const, text: outcome.text }], structuredContent: outcome.body as Record<string, unknown> };
   });
   return server;
 }
@@ -132,7 +134,7 @@ function withStdioKeyHint(tools: ToolSet): ToolSet {
   const message =
     'Missing API key: set GLEANER_API_KEY in the environment of the Gleaner MCP server (in Claude Desktop, the "env" of its entry). Create one with "gleaner keys create".';
   return {
-    list: () => tools.list(),
+    ...tools,
     async call(name, args, context) {
       const outcome = await tools.call(name, args, context);
       const error = (outcome.body as { error?: { code?: string; requestId?: string } })?.error;

@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import type { App } from '../../app.js';
 import { GleanerError, toGleanerError, type ErrorCode } from '../../errors.js';
 import { publicJob, type JobProgress } from '../../jobs/jobs.js';
-import { inputJsonSchema } from '../schema.js';
+import { inputJsonSchema, replyJsonSchema } from '../schema.js';
+import { TEXT_BUDGET, trimmedJson } from './trim.js';
 import type { ChatModel } from '../../ai/chat.js';
 
 export interface ToolDescriptor {
@@ -14,6 +15,7 @@ export interface ToolDescriptor {
   title: string;
   description: string;
   inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
   annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
 }
 
@@ -33,12 +35,14 @@ export interface ToolOutcome {
   isError: boolean;
   /** The reply body, or the error envelope. */
   body: unknown;
-  /** A one-line summary for the text content of an error. */
-  text?: string;
+  /** The text content: an error's one-line summary, or the reply's JSON trimmed to TEXT_BUDGET. */
+  text: string;
 }
 
 export interface ToolSet {
   list(): ToolDescriptor[];
+  /** Whether a tool of that name exists (an unknown one is a protocol error, not a tool error). */
+  has(name: string): boolean;
   call(name: string, args: unknown, context: ToolCallContext): Promise<ToolOutcome>;
 }
 
@@ -48,11 +52,14 @@ export function createToolSet(app: App): ToolSet {
     title: operation.title,
     description: operation.kind === 'job' ? `${operation.description} Waits up to ${app.config.GLEANER_MCP_WAIT_SECONDS} s for the job, then returns its result or its id for job_status.` : operation.description,
     inputSchema: inputJsonSchema(operation),
+    outputSchema: replyJsonSchema(operation),
     annotations: {
       title: operation.title,
-      readOnlyHint: operation.readOnly ?? true,
+      // Starting a job creates something (a job record, a webhook delivery): never read-only.
+      readOnlyHint: operation.kind === 'sync' && (operation.readOnly ?? false),
       destructiveHint: false,
-      idempotentHint: operation.kind === 'sync',
+      // A charged call repeated is charged again.
+      idempotentHint: operation.kind === 'sync' && operation.cost === 0,
       openWorldHint: operation.openWorld ?? true,
     },
   }));
@@ -63,15 +70,28 @@ export function createToolSet(app: App): ToolSet {
     text: `${error.code}: ${error.message}`,
   });
 
+  const success = (body: unknown): ToolOutcome => ({ isError: false, body, text: trimmedJson(body, TEXT_BUDGET) });
+  const names = new Set(descriptors.map((d) => d.name));
+
   return {
     list: () => descriptors,
+    has: (name) => names.has(name),
     async call(name, args, context) {
       const requestId = randomUUID();
       const operation = app.gate.operation(name);
       if (!operation) return failure(new GleanerError('NOT_FOUND', `No tool named "${name}".`), requestId);
       try {
-        const result = await app.gate.call(operation, args, { apiKey: context.apiKey, actAs: context.actAs, requestId, signal: context.signal, sampling: context.sampling });
-        if (!result.job) return { isError: false, body: result.body };
+        const result = await app.gate.call(operation, args, {
+          apiKey: context.apiKey,
+          actAs: context.actAs,
+          requestId,
+          signal: context.signal,
+          sampling: context.sampling,
+          // Long synchronous work (a download, each speech-to-text chunk) reports here, so clients
+          // that cancel after a quiet minute keep waiting.
+          onProgress: context.progress,
+        });
+        if (!result.job) return success(result.body);
         const { jobId } = result.job;
         // The client cancelling the tool call cancels the job it started (charged for what was done).
         const cancel = () => void app.services.jobs.cancel(jobId, result.account.id, 0).catch((error) => app.log.warn({ err: error, jobId }, 'job cancel failed'));
@@ -80,15 +100,12 @@ export function createToolSet(app: App): ToolSet {
         const job = await app.services.jobs.waitFor(jobId, result.account.id, app.config.GLEANER_MCP_WAIT_SECONDS * 1000, context.progress, context.signal).finally(() =>
           context.signal.removeEventListener('abort', cancel),
         );
-        if (job.status === 'completed') return { isError: false, body: publicJob(job) };
+        if (job.status === 'completed') return success(publicJob(job));
         if (job.status === 'failed' && job.error) return failure(job.error, requestId);
-        return {
-          isError: false,
-          body: {
-            ...publicJob(job),
-            message: `The job is still ${job.status} after ${app.config.GLEANER_MCP_WAIT_SECONDS} s. Call job_status with jobId "${job.jobId}" to get its result.`,
-          },
-        };
+        return success({
+          ...publicJob(job),
+          message: `The job is still ${job.status} after ${app.config.GLEANER_MCP_WAIT_SECONDS} s. Call job_status with jobId "${job.jobId}" to get its result.`,
+        });
       } catch (thrown) {
         const error = toGleanerError(thrown);
         if (error.code === 'INTERNAL_ERROR') app.log.error({ err: thrown, requestId, tool: name }, 'internal error in tool call');

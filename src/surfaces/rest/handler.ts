@@ -21,7 +21,19 @@ const MAX_BODY_BYTES = 1024 * 1024;
 export function createRestHandler(app: App, options: { bodyDeadlineMs: number }): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const limits: BodyLimits = { maxBytes: MAX_BODY_BYTES, deadlineMs: options.bodyDeadlineMs };
   const routes = buildRoutes(app.operations);
-  const openapi = JSON.stringify(openApiDocument(app.operations));
+  // The document names the origin it was fetched from (the Host header was checked before this),
+  // so a generated client needs no base URL of its own; one rendering per host.
+  const openapi = new Map<string, string>();
+  const openapiFor = (req: IncomingMessage) => {
+    const host = typeof req.headers.host === 'string' ? req.headers.host : undefined;
+    const server = host ? `http://${host}` : '/';
+    let document = openapi.get(server);
+    if (!document) {
+      document = JSON.stringify(openApiDocument(app.operations, server));
+      if (openapi.size < 16) openapi.set(server, document);
+    }
+    return document;
+  };
 
   return async (req, res) => {
     const requestId = randomUUID();
@@ -35,7 +47,7 @@ export function createRestHandler(app: App, options: { bodyDeadlineMs: number })
       const url = new URL(req.url ?? '/', 'http://gleaner.local');
       if (url.pathname === '/v1/openapi.json' && (req.method === 'GET' || req.method === 'HEAD')) {
         note(res, { route: '/v1/openapi.json', operation: 'openapi' });
-        sendJson(res, 200, openapi);
+        sendJson(res, 200, openapiFor(req));
         return;
       }
       const { route, params } = findRoute(routes, req.method ?? 'GET', url.pathname);

@@ -1,11 +1,71 @@
-/** The OpenAPI 3.1 document, generated from the table of operations. */
+/**
+ * The OpenAPI 3.1 document, generated from the table of operations: each operation's input as its
+ * parameters or body, its output as the typed success body, and the error envelope on every status
+ * it can answer with. Aliases share the canonical operation's schemas and say whose alias they are.
+ */
+import { z } from 'zod';
 import { ERROR_CODES } from '../../errors.js';
 import type { AnyOperation } from '../../operations/define.js';
-import { buildRoutes } from './routes.js';
-import { inputJsonSchema } from '../schema.js';
+import { errorBody } from '../../operations/outputs.js';
+import { buildRoutes, type Route } from './routes.js';
+import { inputJsonSchema, replyJsonSchema } from '../schema.js';
 
-export function openApiDocument(operations: AnyOperation[]) {
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid request: a parameter is missing, unknown or out of bounds, or the URL is not allowed',
+  401: 'The x-api-key header is missing, unknown or revoked',
+  402: 'The plan does not include this operation, or the credits left cannot pay for any of it',
+  403: 'The content is private or otherwise not viewable',
+  404: 'No such job, content or transcript',
+  413: 'The request body or the upstream media is too large',
+  415: 'The target answered with content this operation cannot read',
+  429: 'The per-minute request rate of the plan is used up (RATE_LIMIT_EXCEEDED)',
+  500: 'A defect in Gleaner; the request id identifies it in the server log',
+  502: 'The upstream answered with an error, or its reply is no longer understood',
+  503: 'The upstream is unreachable or refused this server, or a provider is not configured',
+  504: 'The upstream did not answer in time',
+};
+
+/** The statuses an operation can answer with besides its success. */
+function errorStatuses(operation: AnyOperation): number[] {
+  const statuses = new Set([400, 401, 429, 500]);
+  if (operation.plan !== 'Free' || operation.cost !== 0) statuses.add(402);
+  if (operation.name === 'job_status') statuses.add(404);
+  if (operation.openWorld ?? true) for (const status of [403, 404, 413, 415, 502, 503, 504]) statuses.add(status);
+  return [...statuses].sort((a, b) => a - b);
+}
+
+const header = (description: string, schema: Record<string, unknown> = { type: 'string' }) => ({ description, schema });
+const RATE_HEADERS = {
+  'X-RateLimit-Limit': header('Requests per minute of the plan (a number, or "unlimited")'),
+  'X-RateLimit-Remaining': header('Requests left in the current window (a number, or "unlimited")'),
+  'X-RateLimit-Reset': header('Unix time (seconds) at which the window resets', { type: 'integer' }),
+};
+const CREDIT_HEADERS = {
+  'X-Credits-Used': header('Credits this request charged (0 on a job start: the job settles when it ends)', { type: 'integer' }),
+  'X-Credits-Remaining': header('Credits left this month (a number, or "unlimited")'),
+};
+const RESERVED_HEADER = { 'X-Credits-Reserved': header('Credits held for the job until it settles', { type: 'integer' }) };
+
+/** One operationId per route: the operation's name on its canonical route, a derived one on aliases. */
+function operationId(route: Route): string {
+  const { operation } = route;
+  if (route.canonical && route.method === operation.http.method) return operation.name;
+  const slug = route.path.replace(/^\/v1\//, '').replace(/\W+/g, '_');
+  return `${operation.name}__${route.method.toLowerCase()}_${slug}`;
+}
+
+function tagOf(operation: AnyOperation): string {
+  return operation.http.path.split('/')[2] ?? 'other';
+}
+
+export function openApiDocument(operations: AnyOperation[], serverUrl = '/') {
   const paths: Record<string, Record<string, unknown>> = {};
+  const schemas: Record<string, unknown> = {
+    Error: z.toJSONSchema(errorBody, { target: 'draft-2020-12', io: 'output' }),
+  };
+  delete (schemas.Error as Record<string, unknown>).$schema;
+  for (const operation of operations) schemas[`${operation.name}_reply`] = replyJsonSchema(operation);
+
   for (const route of buildRoutes(operations)) {
     const { operation } = route;
     const schema = inputJsonSchema(operation) as { properties?: Record<string, unknown>; required?: string[] };
@@ -17,43 +77,53 @@ export function openApiDocument(operations: AnyOperation[]) {
       schema: property,
     }));
     const cost = typeof operation.cost === 'number' ? `${operation.cost} credit(s)` : 'variable (see README)';
+    const alias = route.canonical && route.method === operation.http.method ? undefined : `${operation.http.method} ${operation.http.path}`;
+    const successStatus = String(operation.http.successStatus ?? (operation.kind === 'job' ? 202 : 200));
+    const responses: Record<string, unknown> = {
+      [successStatus]: {
+        description: operation.kind === 'job' ? 'The job, started (poll GET /v1/jobs/{jobId})' : 'Success',
+        headers: { ...RATE_HEADERS, ...CREDIT_HEADERS, ...(operation.kind === 'job' ? RESERVED_HEADER : {}) },
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${operation.name}_reply` } } },
+      },
+    };
+    for (const status of errorStatuses(operation)) {
+      responses[String(status)] = {
+        description: ERROR_DESCRIPTIONS[status],
+        ...(status === 429 ? { headers: { 'Retry-After': header('Seconds to wait before retrying', { type: 'integer' }) } } : {}),
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      };
+    }
     paths[route.path] ??= {};
     paths[route.path][route.method.toLowerCase()] = {
-      operationId: route.canonical && route.method === operation.http.method ? operation.name : `${operation.name}_${route.method.toLowerCase()}_${route.path.replace(/\W+/g, '_')}`,
-      summary: operation.title,
-      description: `${operation.description}\n\nPlan: ${operation.plan}+. Cost: ${cost}.${route.canonical ? '' : ` Alias of ${operation.http.path}.`}`,
+      operationId: operationId(route),
+      tags: [tagOf(operation)],
+      summary: alias ? `${operation.title} (alias)` : operation.title,
+      description: `${operation.description}\n\nPlan: ${operation.plan}+. Cost: ${cost}.${alias ? ` Alias of ${alias}: same input, same reply.` : ''}`,
+      ...(alias ? { 'x-alias-of': operation.name } : {}),
       ...(route.method !== 'POST'
         ? { parameters }
         : {
             parameters: parameters.filter((p) => p.in === 'path'),
             requestBody: { required: true, content: { 'application/json': { schema } } },
           }),
-      responses: {
-        [operation.kind === 'job' ? '202' : '200']: { description: 'Success', content: { 'application/json': { schema: { type: 'object' } } } },
-        default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-      },
+      responses,
       security: [{ apiKey: [] }],
     };
   }
+  const tags = [...new Set(operations.map(tagOf))].map((name) => ({ name }));
   return {
     openapi: '3.1.0',
-    info: { title: 'Gleaner', version: '1.0.0', description: 'Transcripts, metadata, search and web extraction for AI assistants.' },
+    info: {
+      title: 'Gleaner',
+      version: '1.0.0',
+      description: `Transcripts, metadata, search and web extraction for AI assistants. Error codes: ${Object.keys(ERROR_CODES).join(', ')}.`,
+    },
+    servers: [{ url: serverUrl, description: 'This server' }],
+    tags,
     paths,
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
-      schemas: {
-        Error: {
-          type: 'object',
-          required: ['error'],
-          properties: {
-            error: {
-              type: 'object',
-              required: ['code', 'message', 'requestId'],
-              properties: { code: { type: 'string', enum: Object.keys(ERROR_CODES) }, message: { type: 'string' }, requestId: { type: 'string' } },
-            },
-          },
-        },
-      },
+      schemas,
     },
   };
 }
