@@ -1,6 +1,8 @@
 /** `npm run bench`: every benchmark, printing figures (nothing here asserts a time). */
 import { benchGate } from './gate.js';
 import { benchWeb } from './web.js';
+import { benchCli } from './cli.js';
 
 await benchGate();
 await benchWeb();
+await benchCli();
