@@ -18,10 +18,11 @@ const { version } = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { ver
 const BUNDLE = path.resolve('.bundle', `gleaner-${version}.mcpb`);
 const required = process.env.GLEANER_BUNDLE_TEST === '1';
 
-function filesUnder(dir: string): string[] {
+/** Every file under root, as a path relative to it. */
+function filesUnder(root: string, dir = root): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    return entry.isDirectory() ? filesUnder(full) : [path.relative(dir, full)];
+    return entry.isDirectory() ? filesUnder(root, full) : [path.relative(root, full).split(path.sep).join('/')];
   });
 }
 
@@ -36,7 +37,8 @@ describe.skipIf(!required && !fs.existsSync(BUNDLE))('the .mcpb bundle (npm run 
     const files = filesUnder(unpacked);
     expect(files).toContain('dist/cli/main.js');
     expect(files).toContain('manifest.json');
-    expect(files.filter((f) => /^(test|src|bench|scripts)\//.test(f) || f.includes('fixtures/'))).toEqual([]);
+    // The project's own tests, fixtures (under test/), sources, benchmarks and scripts stay out.
+    expect(files.filter((f) => /^(test|src|bench|scripts|\.ci)\//.test(f))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
 
     // Only the unpacked directory: no project node_modules on the way (cwd and NODE_PATH elsewhere).
