@@ -2,7 +2,9 @@
 import { benchGate } from './gate.js';
 import { benchWeb } from './web.js';
 import { benchScale } from './web-scale.js';
+import { benchCli } from './cli.js';
 
 await benchGate();
 await benchWeb();
 await benchScale();
+await benchCli();

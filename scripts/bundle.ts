@@ -1,0 +1,47 @@
+/**
+ * `npm run bundle`: a Claude Desktop bundle (.mcpb) holding only what runs: dist/ (without source
+ * maps), manifest.json, package.json and the production dependencies, installed from the lockfile
+ * into a staging directory (.bundle/gleaner). Prints the bundle's size and any native module in it.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const stage = path.join(root, '.bundle', 'gleaner');
+const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
+const output = path.join(root, '.bundle', `gleaner-${version}.mcpb`);
+
+const sh = (command: string, args: string[], cwd = root) => execFileSync(command, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
+
+fs.rmSync(path.join(root, 'dist'), { recursive: true, force: true });
+sh(npm, ['run', 'build']);
+
+fs.rmSync(stage, { recursive: true, force: true });
+fs.mkdirSync(stage, { recursive: true });
+fs.cpSync(path.join(root, 'dist'), path.join(stage, 'dist'), { recursive: true, filter: (file) => !file.endsWith('.map') });
+for (const file of ['manifest.json', 'package.json', 'package-lock.json', 'README.md', 'LICENSE', 'icon.png', '.mcpbignore']) {
+  if (fs.existsSync(path.join(root, file))) fs.copyFileSync(path.join(root, file), path.join(stage, file));
+}
+// From the lockfile, production dependencies only, with their install scripts (a native module
+// still gets built or fetched for this machine: the bundle is then only good for this platform).
+sh(npm, ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], stage);
+
+fs.rmSync(output, { force: true });
+sh(npx, ['mcpb', 'pack', stage, output]);
+
+const natives: string[] = [];
+const walk = (dir: string) => {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) walk(full);
+    else if (entry.name.endsWith('.node')) natives.push(path.relative(stage, full));
+  }
+};
+walk(path.join(stage, 'node_modules'));
+const mb = (fs.statSync(output).size / 1024 / 1024).toFixed(1);
+process.stdout.write(`\n${path.relative(root, output)}: ${mb} MB\n`);
+process.stdout.write(natives.length ? `Native modules inside (built for ${process.platform}-${process.arch}): ${natives.join(', ')}\n` : 'No native module inside.\n');
