@@ -36,10 +36,21 @@ export interface AppOptions {
   resolver?: Resolver;
 }
 
+/** Logs a Redis outage once when it starts (the client reports every reconnection attempt). */
+function storeOutageLogger(log: Logger, url: string | undefined): (error: Error) => void {
+  let last = 0;
+  return (error) => {
+    if (Date.now() - last < 10_000) return;
+    last = Date.now();
+    log.error({ store: url?.replace(/\/\/[^@/]*@/, '//'), err: error.message }, 'The store (Redis) is unreachable: requests fail with STORE_UNAVAILABLE until it is back');
+  };
+}
+
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const log = options.logger ?? createLogger(config.GLEANER_LOG_LEVEL);
-  const store = await openStore({ dataDir: config.GLEANER_DATA_DIR, storeUrl: config.GLEANER_STORE_URL });
+  const store = await openStore({ dataDir: config.GLEANER_DATA_DIR, storeUrl: config.GLEANER_STORE_URL, onRedisError: storeOutageLogger(log, config.GLEANER_STORE_URL) });
   const accounts = new Accounts(store, options.clock ?? systemClock);
+  await accounts.start();
   const jobs = new Jobs(store, log, config.GLEANER_JOB_CONCURRENCY);
   const http = new HttpClient({
     overrides: config.GLEANER_UPSTREAM_OVERRIDES,
@@ -58,7 +69,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ? openAiSpeechToText(http, { baseUrl: config.GLEANER_STT_URL, apiKey: config.GLEANER_STT_API_KEY, model: config.GLEANER_STT_MODEL })
     : undefined;
   const services: Services = { config, store, accounts, jobs, http, log, chat, stt };
-  const rate = new RateLimiter();
+  const rate = new RateLimiter({ redis: store.redis, clock: options.clock });
   const operations = options.operations ?? OPERATIONS;
   const gate = new Gate(services, rate, operations);
   await gate.startJobs();
@@ -71,6 +82,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     log,
     async close() {
       await jobs.close();
+      accounts.stop();
       await rate.close();
       await http.close();
       await store.close();
