@@ -4,27 +4,33 @@
  * Each method is one atomic step in the database (a SQLite transaction or one Redis script).
  */
 
-/** Usage of one account in one credit period (a UTC month). */
-export interface ReserveRequest {
+/**
+ * The account record is read in the same atomic step as the usage (one SQLite transaction), so a
+ * charge sees the plan as it is now and costs one round trip to the file.
+ */
+export interface AccountRef {
   account: string;
+  /** The store key of the account record (JSON). */
+  recordKey: string;
+  /** The allowance of the record: null unlimited. */
+  allowanceOf: (record: string) => number | null;
+}
+
+export interface ReserveRequest extends AccountRef {
   /** The current period: usage of an older one counts as 0. */
   period: string;
   amount: number;
-  /** null: unlimited. */
-  allowance: number | null;
   /** The reservation to create, or to add to when it exists. */
   reservationId: string;
   /** The process holding the reservation (see owners.ts). */
   owner: string;
 }
 
-export interface SettleRequest {
+export interface SettleRequest extends AccountRef {
   reservationId: string;
-  account: string;
   period: string;
   /** What the work actually cost; 0 gives the reservation back. */
   actual: number;
-  allowance: number | null;
 }
 
 export interface HeldReservation {
@@ -35,14 +41,18 @@ export interface HeldReservation {
 }
 
 export interface CreditLedger {
-  /** Adds `amount` to the usage and to the reservation unless that would pass the allowance. */
-  reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number }>;
+  /**
+   * Adds `amount` to the usage and to the reservation unless that would pass the allowance.
+   * `record` is the account record read in the same step (undefined: no such account, nothing reserved).
+   */
+  reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number; record?: string }>;
   /**
    * Removes the reservation and turns it into the actual charge (capped by the allowance).
    * A reservation that no longer exists (already settled, or returned by the sweep) charges nothing.
    */
-  settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean }>;
-  used(account: string, period: string): Promise<number>;
+  settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string }>;
+  /** The account record and its usage, read together. */
+  usage(ref: Omit<AccountRef, 'allowanceOf'>, period: string): Promise<{ used: number; record?: string }>;
   reservations(): Promise<HeldReservation[]>;
   /** Hands a reservation to another process (a job resumed elsewhere); false when it is gone. */
   adopt(reservationId: string, owner: string): Promise<boolean>;

@@ -104,6 +104,11 @@ export class RedisStore {
     else await this.client.set(PREFIX + key, value);
   }
 
+  async getThrough(key: string, next: (value: string) => string): Promise<string | undefined> {
+    const first = await this.client.get(PREFIX + key);
+    return first === null ? undefined : ((await this.client.get(PREFIX + next(first))) ?? undefined);
+  }
+
   async delete(key: string): Promise<void> {
     await this.client.del(PREFIX + key);
   }
@@ -144,25 +149,30 @@ export class RedisStore {
 class RedisLedger implements CreditLedger {
   constructor(private readonly client: Client) {}
 
-  async reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number }> {
+  // The record is read first: a plan change between that read and the script is as if it came after.
+  async reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number; record?: string }> {
+    const record = (await this.client.get(PREFIX + request.recordKey)) ?? undefined;
+    if (record === undefined) return { ok: false, used: 0 };
     const [ok, used] = (await this.client.eval(RESERVE, {
       keys: [usageKey(request.account), reservationKey(request.reservationId), RESERVATIONS],
-      arguments: [request.period, String(request.amount), String(request.allowance ?? -1), request.account, request.owner, request.reservationId],
+      arguments: [request.period, String(request.amount), String(request.allowanceOf(record) ?? -1), request.account, request.owner, request.reservationId],
     })) as number[];
-    return { ok: ok === 1, used: used! };
+    return { ok: ok === 1, used: used!, record };
   }
 
-  async settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean }> {
+  async settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string }> {
+    const record = (await this.client.get(PREFIX + request.recordKey)) ?? undefined;
+    const allowance = record === undefined ? 0 : request.allowanceOf(record);
     const [charged, used, found] = (await this.client.eval(SETTLE, {
       keys: [usageKey(request.account), reservationKey(request.reservationId), RESERVATIONS],
-      arguments: [request.period, String(request.actual), String(request.allowance ?? -1), request.reservationId],
+      arguments: [request.period, String(request.actual), String(allowance ?? -1), request.reservationId],
     })) as number[];
-    return { charged: charged!, used: used!, found: found === 1 };
+    return { charged: charged!, used: used!, found: found === 1, record };
   }
 
-  async used(account: string, period: string): Promise<number> {
-    const [stored, used] = await this.client.hmGet(usageKey(account), ['period', 'used']);
-    return stored === period ? Number(used) : 0;
+  async usage(ref: { account: string; recordKey: string }, period: string): Promise<{ used: number; record?: string }> {
+    const [[stored, used], record] = await Promise.all([this.client.hmGet(usageKey(ref.account), ['period', 'used']), this.client.get(PREFIX + ref.recordKey)]);
+    return { used: stored === period ? Number(used) : 0, record: record ?? undefined };
   }
 
   async reservations(): Promise<HeldReservation[]> {

@@ -43,7 +43,7 @@ export class SqliteStore {
 
   private constructor(readonly file: SqliteFile) {
     this.sql = new Statements();
-    this.ledger = new SqliteLedger(file, this.sql);
+    this.ledger = new SqliteLedger(file, this.sql, (db, key) => this.read(db, key));
   }
 
   static async open(path: string): Promise<SqliteStore> {
@@ -60,6 +60,14 @@ export class SqliteStore {
 
   set(key: string, value: string, ttlMs?: number): Promise<void> {
     return this.file.transaction((db) => this.write(db, key, value, ttlMs));
+  }
+
+  /** Reads `key`, then the key its value names, in one transaction (an index, then its record). */
+  getThrough(key: string, next: (value: string) => string): Promise<string | undefined> {
+    return this.file.transaction((db) => {
+      const first = this.read(db, key);
+      return first === undefined ? undefined : this.read(db, next(first));
+    });
   }
 
   delete(key: string): Promise<void> {
@@ -117,12 +125,16 @@ class SqliteLedger implements CreditLedger {
   constructor(
     private readonly file: SqliteFile,
     private readonly sql: Statements,
+    private readonly read: (db: Db, key: string) => string | undefined,
   ) {}
 
-  reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number }> {
+  reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number; record?: string }> {
     return this.file.transaction((db) => {
+      const record = this.read(db, request.recordKey);
       const used = this.usedIn(db, request.account, request.period);
-      if (request.allowance !== null && used + request.amount > request.allowance) return { ok: false, used };
+      if (record === undefined) return { ok: false, used };
+      const allowance = request.allowanceOf(record);
+      if (allowance !== null && used + request.amount > allowance) return { ok: false, used, record };
       this.setUsed(db, request.account, request.period, used + request.amount);
       this.sql.run(
         db,
@@ -130,29 +142,31 @@ class SqliteLedger implements CreditLedger {
          ON CONFLICT(id) DO UPDATE SET amount = reservations.amount + excluded.amount`,
         [request.reservationId, request.account, request.period, request.amount, request.owner],
       );
-      return { ok: true, used: used + request.amount };
+      return { ok: true, used: used + request.amount, record };
     });
   }
 
-  settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean }> {
+  settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string }> {
     return this.file.transaction((db) => {
+      const record = this.read(db, request.recordKey);
       const used = this.usedIn(db, request.account, request.period);
       const [held] = this.sql.all(db, 'SELECT period, amount FROM reservations WHERE id = ?', [request.reservationId]);
-      if (!held) return { charged: 0, used, found: false };
+      if (!held) return { charged: 0, used, found: false, record };
       this.sql.run(db, 'DELETE FROM reservations WHERE id = ?', [request.reservationId]);
       const amount = held.amount as number;
       // The month turned while the work ran: the reservation went with the old period.
-      if (held.period !== request.period) return { charged: amount, used, found: true };
+      if (held.period !== request.period) return { charged: amount, used, found: true, record };
+      const allowance = record === undefined ? 0 : request.allowanceOf(record);
       let delta = request.actual - amount;
-      if (delta > 0 && request.allowance !== null) delta = Math.min(delta, Math.max(0, request.allowance - used));
+      if (delta > 0 && allowance !== null) delta = Math.min(delta, Math.max(0, allowance - used));
       const next = Math.max(0, used + delta);
       this.setUsed(db, request.account, request.period, next);
-      return { charged: amount + delta, used: next, found: true };
+      return { charged: amount + delta, used: next, found: true, record };
     });
   }
 
-  used(account: string, period: string): Promise<number> {
-    return this.file.transaction((db) => this.usedIn(db, account, period));
+  usage(ref: { account: string; recordKey: string }, period: string): Promise<{ used: number; record?: string }> {
+    return this.file.transaction((db) => ({ used: this.usedIn(db, ref.account, period), record: this.read(db, ref.recordKey) }));
   }
 
   reservations(): Promise<HeldReservation[]> {

@@ -67,7 +67,7 @@ export class SqliteFile {
       fs.chmodSync(file, 0o600);
       fs.accessSync(file, fs.constants.R_OK | fs.constants.W_OK);
     } catch (error) {
-      throw new StoreFileError(file, (error as NodeJS.ErrnoException).code ?? String(error));
+      throw new StoreFileError(file, (error as Error).message);
     }
     let db: Db;
     try {

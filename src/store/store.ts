@@ -42,6 +42,12 @@ export class Store {
     return raw === undefined ? undefined : (JSON.parse(raw) as T);
   }
 
+  /** Reads `key`, then the key its value names (an index, then its record), in one step where the engine allows. */
+  async getThrough<T>(key: string, next: (value: string) => string): Promise<T | undefined> {
+    const raw = await this.guard(() => this.engine.getThrough(key, (first) => next(JSON.parse(first) as string)));
+    return raw === undefined ? undefined : (JSON.parse(raw) as T);
+  }
+
   async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
     await this.guard(() => this.engine.set(key, JSON.stringify(value), ttlMs));
   }
