@@ -69,7 +69,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ? openAiSpeechToText(http, { baseUrl: config.GLEANER_STT_URL, apiKey: config.GLEANER_STT_API_KEY, model: config.GLEANER_STT_MODEL })
     : undefined;
   const services: Services = { config, store, accounts, jobs, http, log, chat, stt };
-  const rate = new RateLimiter({ redis: store.redis, clock: options.clock });
+  const rate = new RateLimiter({ store, clock: options.clock });
   const operations = options.operations ?? OPERATIONS;
   const gate = new Gate(services, rate, operations);
   await gate.startJobs();

@@ -7,7 +7,7 @@
  */
 import { GleanerError } from '../errors.js';
 import { PLANS, type PlanName } from './plans.js';
-import type { RedisStore } from '../store/redis-store.js';
+import type { Store } from '../store/store.js';
 import { systemClock, type Clock } from './clock.js';
 
 export interface RateStatus {
@@ -39,7 +39,8 @@ export class RateLimiter {
   private readonly buckets = new Map<string, LocalBucket>();
 
   constructor(
-    private readonly options: { redis?: RedisStore; clock?: Clock } = {},
+    /** `store`: a Redis store shares the buckets; SQLite or none keeps them in this process. */
+    private readonly options: { store?: Store; clock?: Clock } = {},
   ) {}
 
   /** Takes one token for the key or throws RATE_LIMIT_EXCEEDED with the seconds to wait. */
@@ -65,7 +66,9 @@ export class RateLimiter {
     const now = this.now();
     if (rate === null || burst === null) return { limit: null, remaining: null, reset: Math.ceil(now / 1000) };
     // A plan change starts a fresh bucket (the key name carries the plan).
-    const result = this.options.redis ? await this.options.redis.takeToken(`${accountId}:${plan}`, rate, burst, take) : this.local(accountId, plan, rate, burst, take, now);
+    const store = this.options.store;
+    const redis = store?.redis;
+    const result = redis ? await store.guard(() => redis.takeToken(`${accountId}:${plan}`, rate, burst, take)) : this.local(accountId, plan, rate, burst, take, now);
     if (take && !result.allowed) {
       const retryAfter = Math.max(1, Math.ceil(((1 - result.tokens) * 60_000) / rate / 1000));
       throw new GleanerError(
@@ -93,8 +96,9 @@ export class RateLimiter {
     bucket.tokens = refill(bucket.tokens, now - bucket.at, rate, burst);
     bucket.at = now;
     let allowed = false;
-    if (take && bucket.tokens >= 1) {
-      bucket.tokens -= 1;
+    // The epsilon absorbs float rounding of many small refills (a whole token must not go missing).
+    if (take && bucket.tokens >= 1 - 1e-9) {
+      bucket.tokens = Math.max(0, bucket.tokens - 1);
       allowed = true;
     }
     return { allowed, tokens: bucket.tokens, msUntilFull: Math.ceil(((burst - bucket.tokens) * 60_000) / rate) };

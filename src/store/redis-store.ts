@@ -61,7 +61,7 @@ local tokens = tonumber(redis.call('HGET', KEYS[1], 'tokens') or burst)
 local last = tonumber(redis.call('HGET', KEYS[1], 'at') or now)
 tokens = math.min(burst, tokens + math.max(0, now - last) * rate)
 local allowed = 0
-if ARGV[3] == '1' and tokens >= 1 then tokens = tokens - 1; allowed = 1 end
+if ARGV[3] == '1' and tokens >= 1 - 1e-9 then tokens = math.max(0, tokens - 1); allowed = 1 end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', now)
 local full = math.ceil((burst - tokens) / rate)
 redis.call('PEXPIRE', KEYS[1], full + 1000)

@@ -9,7 +9,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { GleanerError } from '../errors.js';
 import { KeyedMutex } from './mutex.js';
 import { SqliteStore } from './sqlite-store.js';
-import { RedisStore } from './redis-store.js';
+import { RedisStore, REDIS_COMMAND_TIMEOUT_MS } from './redis-store.js';
 import { StoreFileError } from './sqlite.js';
 import type { CreditLedger } from './ledger.js';
 
@@ -73,7 +73,7 @@ export class Store {
   /** Turns an engine failure into STORE_UNAVAILABLE naming the store: a call never succeeds without its write. */
   async guard<R>(work: () => Promise<R>): Promise<R> {
     try {
-      return await work();
+      return this.kind === 'redis' ? await withTimeout(work(), REDIS_COMMAND_TIMEOUT_MS) : await work();
     } catch (error) {
       if (error instanceof GleanerError) throw error;
       if (error instanceof StoreFileError || this.kind === 'redis') {
@@ -123,6 +123,22 @@ export class Store {
     } finally {
       await engine.unlock(key, token);
     }
+  }
+}
+
+/**
+ * node-redis times out only commands not yet written: one sent to a frozen Redis waits forever.
+ * The caller stops waiting here; the command may still run when Redis wakes (see Accounts.reserve).
+ */
+async function withTimeout<R>(work: Promise<R>, ms: number): Promise<R> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
