@@ -47,7 +47,9 @@ export class SqliteStore {
   }
 
   static async open(path: string): Promise<SqliteStore> {
-    return new SqliteStore(await SqliteFile.open(path, SCHEMA));
+    const store = new SqliteStore(await SqliteFile.open(path, SCHEMA));
+    await store.file.transaction((db) => importKeyvTable(db));
+    return store;
   }
 
   get location(): string {
@@ -119,6 +121,34 @@ export class SqliteStore {
       ttlMs ? Date.now() + ttlMs : null,
     ]);
   }
+}
+
+/**
+ * Brings over a store written by earlier versions (Keyv's `keyv` table, namespace "gleaner"), once:
+ * JSON values into `kv`, and the `used`/`period` an account record carried into the usage table.
+ */
+function importKeyvTable(db: Db): void {
+  const hasKeyv = db.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'keyv'").length > 0;
+  if (!hasKeyv || db.all("SELECT 1 FROM meta WHERE name = 'imported-keyv'").length > 0) return;
+  for (const row of db.all('SELECT key, value FROM keyv') as { key: string; value: string }[]) {
+    if (!row.key.startsWith('gleaner:')) continue;
+    const key = row.key.slice('gleaner:'.length);
+    let entry: { value?: unknown; expires?: number | null };
+    try {
+      entry = JSON.parse(row.value) as typeof entry;
+    } catch {
+      continue;
+    }
+    if (entry.value === undefined || (entry.expires && entry.expires <= Date.now())) continue;
+    let value = entry.value as Record<string, unknown>;
+    if (key.startsWith('account:') && typeof value.used === 'number' && typeof value.period === 'string') {
+      db.run('INSERT OR IGNORE INTO usage(account, period, used) VALUES (?, ?, ?)', [key.slice('account:'.length), value.period, value.used]);
+      const { used: _used, period: _period, ...rest } = value;
+      value = rest;
+    }
+    db.run('INSERT OR IGNORE INTO kv(key, value, expires) VALUES (?, ?, ?)', [key, JSON.stringify(value), entry.expires ?? null]);
+  }
+  db.run("INSERT INTO meta(name, value) VALUES ('imported-keyv', ?)", [new Date().toISOString()]);
 }
 
 class SqliteLedger implements CreditLedger {
