@@ -90,7 +90,9 @@ describe.skipIf(!hasRedis())('several processes on one Redis', { timeout: 300_00
   it('1,000 concurrent 1-credit calls split across two processes on a 100-credit key: exactly 100 succeed', async () => {
     const { account, apiKey } = await local!.app.services.accounts.create({ plan: 'Enterprise', monthlyCredits: 100 });
     const replies = await Promise.all(Array.from({ length: 1000 }, (_, i) => call(i % 2 ? other!.url : local!.baseUrl, apiKey)));
-    expect(replies.filter((r) => r.status === 200)).toHaveLength(100);
+    const statuses: Record<number, number> = {};
+    for (const r of replies) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+    expect(statuses).toEqual({ 200: 100, 402: 900 });
     expect(replies.filter((r) => r.status === 402)).toHaveLength(900);
     expect((await local!.app.services.accounts.balance(account)).used).toBe(100);
     expect(await local!.app.services.store.ledger.reservations()).toHaveLength(0);
@@ -141,7 +143,7 @@ describe.skipIf(!hasRedis())('a Redis outage', { timeout: 300_000 }, () => {
       expect(frozen.status).toBe(503);
       expect(frozen.body.error.code).toBe('STORE_UNAVAILABLE');
       expect(frozen.body.error.message).toContain(`127.0.0.1:${port}`);
-      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(Date.now() - started).toBeLessThan(30_000);
       redis.kill('SIGCONT');
 
       // Gone: requests fail at once, the outage is logged, nothing is queued for later.

@@ -8,7 +8,7 @@ import { createClient } from '@redis/client';
 import type { CreditLedger, HeldReservation, ReserveRequest, SettleRequest } from './ledger.js';
 
 /** How long one Redis command may take before the request that needed it fails. */
-export const REDIS_COMMAND_TIMEOUT_MS = 3_000;
+export const REDIS_COMMAND_TIMEOUT_MS = 10_000;
 
 const PREFIX = 'gleaner:';
 const usageKey = (account: string) => `${PREFIX}usage:${account}`;
