@@ -45,12 +45,25 @@ export interface AppOptions {
   store?: Store;
 }
 
+/** Logs a Redis outage once when it starts (the client reports every reconnection attempt). */
+function storeOutageLogger(log: Logger, url: string | undefined): (error: Error) => void {
+  let last = 0;
+  return (error) => {
+    if (Date.now() - last < 10_000) return;
+    last = Date.now();
+    log.error({ store: url?.replace(/\/\/[^@/]*@/, '//'), err: error.message }, 'The store (Redis) is unreachable: requests fail with STORE_UNAVAILABLE until it is back');
+  };
+}
+
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const log = options.logger ?? createLogger(config.GLEANER_LOG_LEVEL, config.GLEANER_LOG_FORMAT);
   // An unknown InnerTube client name stops the start, naming it, rather than failing every transcript.
   youtubeClients(config.GLEANER_YOUTUBE_CLIENTS);
-  const store = options.store ?? (await openStore({ dataDir: config.GLEANER_DATA_DIR, storeUrl: config.GLEANER_STORE_URL }));
+  const store =
+    options.store ??
+    (await openStore({ dataDir: config.GLEANER_DATA_DIR, storeUrl: config.GLEANER_STORE_URL, onRedisError: storeOutageLogger(log, config.GLEANER_STORE_URL) }));
   const accounts = new Accounts(store, options.clock ?? systemClock);
+  await accounts.start();
   const leaseMs = config.GLEANER_JOB_LEASE_SECONDS * 1000;
   // On Redis, jobs go through BullMQ so every serve and worker on it shares them; embedded, they run in-process.
   // (BullMQ is loaded only then, so the embedded default starts without it.)
@@ -84,7 +97,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ? openAiSpeechToText(http, { baseUrl: config.GLEANER_STT_URL, apiKey: config.GLEANER_STT_API_KEY, model: config.GLEANER_STT_MODEL })
     : undefined;
   const services: Services = { config, store, accounts, jobs, http, log, chat, stt };
-  const rate = new RateLimiter();
+  const rate = new RateLimiter({ store, clock: options.clock });
   const operations = options.operations ?? OPERATIONS;
   const gate = new Gate(services, rate, operations);
   await gate.startJobs();
@@ -99,6 +112,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     async close() {
       courier.close();
       await jobs.close();
+      accounts.stop();
       await rate.close();
       await http.close();
       await closeExtractPool();

@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   UPSTREAM_ERROR: { status: 502, meaning: 'The upstream platform or site answered with an error.' },
   NOT_CONFIGURED: { status: 503, meaning: 'A provider this operation needs (speech-to-text, language model, ffmpeg) is not configured or installed.' },
   UPSTREAM_UNAVAILABLE: { status: 503, meaning: 'The upstream platform or site could not be reached.' },
+  STORE_UNAVAILABLE: { status: 503, meaning: "Gleaner's own store (the SQLite file or Redis) could not be read or written; nothing was charged." },
   UPSTREAM_TIMEOUT: { status: 504, meaning: 'The upstream platform or site did not answer in time.' },
   UPSTREAM_BLOCKED: {
     status: 503,

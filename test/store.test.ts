@@ -1,6 +1,12 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import net from 'node:net';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { hashApiKey } from '../src/accounts/accounts.js';
+import { creditPeriod } from '../src/accounts/clock.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { openStore } from '../src/store/store.js';
@@ -36,6 +42,33 @@ describe('the default store', () => {
     const me = await server.request('GET', '/v1/me', { apiKey });
     expect(me.body).toMatchObject({ id: account.id, credits: 93 });
     await server.close();
+  });
+});
+
+describe('a store written by an earlier version', () => {
+  it("brings over Keyv's table: keys keep working and their credits used stay used", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-keyv-'));
+    // Rows in the layout @keyv/sqlite 4 with Keyv 5 wrote (table keyv, namespace prefix, {value, expires}),
+    // with values of this test's own: the old native driver is no longer installed to write them.
+    const apiKey = 'gl_an-old-key-of-this-test';
+    const id = 'acct_0123456789abcdef';
+    const account = { id, name: 'old', plan: 'Free', keyHash: hashApiKey(apiKey), keyPrefix: apiKey.slice(0, 7), createdAt: '2026-01-01T00:00:00.000Z', period: creditPeriod(new Date()), used: 7 };
+    const { Database } = createRequire(import.meta.url)('node-sqlite3-wasm') as typeof import('node-sqlite3-wasm');
+    const db = new Database(path.join(dataDir, 'gleaner.sqlite'));
+    db.exec('CREATE TABLE keyv(key VARCHAR(255) PRIMARY KEY, value TEXT)');
+    const put = (key: string, value: unknown) => db.run('INSERT INTO keyv VALUES (?, ?)', [`gleaner:${key}`, JSON.stringify({ value, expires: null })]);
+    put(`account:${id}`, account);
+    put(`keyhash:${account.keyHash}`, id);
+    put('accounts:index', [id]);
+    db.close();
+    const server = await startTestServer({ dataDir });
+    try {
+      const me = await server.request('GET', '/v1/me', { apiKey });
+      expect(me.status).toBe(200);
+      expect(me.body).toMatchObject({ id, plan: 'Free', credits: 93 });
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -1,12 +1,14 @@
 /**
  * API keys and the accounts behind them. A key is random, shown once at creation, and stored only
- * as its SHA-256 hash; the account record carries the plan and this month's credit usage.
+ * as its SHA-256 hash. The account record carries the key state (plan, revocation); credit usage
+ * lives apart in the store's ledger, so a charge never rewrites what `keys revoke` wrote.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Store } from '../store/store.js';
 import { GleanerError } from '../errors.js';
 import { PLANS, type PlanName } from './plans.js';
 import { creditPeriod, nextReset, systemClock, type Clock } from './clock.js';
+import { beat, HEARTBEAT_EVERY_MS, newOwnerId, ownerGone } from './owners.js';
 
 export interface AccountRecord {
   id: string;
@@ -19,9 +21,6 @@ export interface AccountRecord {
   monthlyCredits?: number | null;
   createdAt: string;
   revokedAt?: string;
-  /** The credit period (UTC month) `used` belongs to. */
-  period: string;
-  used: number;
 }
 
 export interface Balance {
@@ -32,8 +31,12 @@ export interface Balance {
   resetsAt: Date;
 }
 
-/** A reservation of credits for one call, settled to the actual cost (or released) afterwards. */
+/**
+ * A reservation of credits for one call, settled to the actual cost (or released) afterwards.
+ * It lives in the ledger under its id with its owner process, so a crash gives it back (owners.ts).
+ */
 export interface Reservation {
+  id: string;
   accountId: string;
   period: string;
   amount: number;
@@ -48,10 +51,58 @@ export function hashApiKey(apiKey: string): string {
 }
 
 export class Accounts {
+  /** This process, as the owner of the reservations it takes. */
+  readonly owner = newOwnerId();
+  private heartbeat?: NodeJS.Timeout;
+  private sweeping?: Promise<number>;
+  private lastSweep = 0;
+
   constructor(
     private readonly store: Store,
     private readonly clock: Clock = systemClock,
   ) {}
+
+  /**
+   * Starts this process's heartbeat and the sweep that returns the credits of calls whose process
+   * died (kill -9, power loss). A server calls it; a one-shot CLI command does not need it.
+   */
+  async start(): Promise<void> {
+    await beat(this.store, this.owner);
+    await this.sweep();
+    this.heartbeat = setInterval(() => {
+      void beat(this.store, this.owner)
+        .then(() => this.sweep())
+        .catch(() => undefined);
+    }, HEARTBEAT_EVERY_MS);
+    this.heartbeat.unref();
+  }
+
+  stop(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+  }
+
+  /** A sweep shared by the calls that need one now, at most one a second (a refused burst needs one, not 900). */
+  private sweepSoon(): Promise<number> {
+    if (this.sweeping) return this.sweeping;
+    if (Date.now() - this.lastSweep < 1_000) return Promise.resolve(0);
+    this.lastSweep = Date.now();
+    this.sweeping = this.sweep().finally(() => (this.sweeping = undefined));
+    return this.sweeping;
+  }
+
+  /** Returns the reservations of owners that are gone; how many credits came back. */
+  async sweep(): Promise<number> {
+    let returned = 0;
+    const gone = new Map<string, boolean>();
+    for (const held of await this.store.ledger.reservations()) {
+      if (held.owner === this.owner) continue;
+      if (!gone.has(held.owner)) gone.set(held.owner, await ownerGone(this.store, held.owner));
+      if (!gone.get(held.owner)) continue;
+      const { found } = await this.store.ledger.settle({ ...this.ref(held.account), reservationId: held.id, period: creditPeriod(this.clock()), actual: 0 });
+      if (found) returned += held.amount;
+    }
+    return returned;
+  }
 
   /** Creates an account and returns its key: the only time the key exists outside the caller. */
   async create(options: { plan: PlanName; name?: string; monthlyCredits?: number | null }): Promise<{ account: AccountRecord; apiKey: string }> {
@@ -65,12 +116,14 @@ export class Accounts {
       keyPrefix: apiKey.slice(0, 7),
       ...(options.monthlyCredits !== undefined ? { monthlyCredits: options.monthlyCredits } : {}),
       createdAt: now.toISOString(),
-      period: creditPeriod(now),
-      used: 0,
     };
     await this.store.set(accountKey(account.id), account);
     await this.store.set(hashKey(account.keyHash), account.id);
     await this.store.update<string[], void>(INDEX_KEY, (ids = []) => ({ value: [...ids, account.id], result: undefined }));
+    // Read back: a store that silently dropped the writes must not hand out a key that does not exist.
+    if ((await this.store.get<string>(hashKey(account.keyHash))) !== account.id) {
+      throw new GleanerError('STORE_UNAVAILABLE', `The store ${this.store.location} did not keep the new key.`);
+    }
     return { account, apiKey };
   }
 
@@ -94,12 +147,12 @@ export class Accounts {
   /** The account of a presented key, or UNAUTHORIZED. */
   async authenticate(apiKey: string | undefined): Promise<AccountRecord> {
     if (!apiKey) throw new GleanerError('UNAUTHORIZED', 'Missing API key: send it in the x-api-key header.');
-    const id = await this.store.get<string>(hashKey(hashApiKey(apiKey)));
-    const account = id ? await this.store.get<AccountRecord>(accountKey(id)) : undefined;
+    const account = await this.store.getThrough<AccountRecord>(hashKey(hashApiKey(apiKey)), accountKey);
     if (!account || account.revokedAt) throw new GleanerError('UNAUTHORIZED', 'Invalid API key: it is unknown or has been revoked.');
     return account;
   }
 
+  /** Key state changes touch only the account record, in one transaction: never the credit usage. */
   async revoke(id: string): Promise<AccountRecord> {
     return this.modify(id, (account) => ({ ...account, revokedAt: account.revokedAt ?? this.clock().toISOString() }));
   }
@@ -109,53 +162,68 @@ export class Accounts {
   }
 
   async balance(account: AccountRecord): Promise<Balance> {
-    const current = (await this.store.get<AccountRecord>(accountKey(account.id))) ?? account;
-    return this.balanceOf(this.rolled(current));
+    const { used, record } = await this.store.guard(() => this.store.ledger.usage(this.ref(account.id), creditPeriod(this.clock())));
+    return this.balanceOf(record ? (JSON.parse(record) as AccountRecord) : account, used);
   }
 
   /**
-   * Takes `amount` credits from the balance, atomically: concurrent reservations on one account
-   * can never together take more than it holds. CREDITS_EXHAUSTED when it cannot cover them.
+   * Takes `amount` credits from the balance, atomically in the store: concurrent reservations on one
+   * account, from any number of processes, can never together take more than it holds.
+   * With `into`, the credits are added to that reservation. CREDITS_EXHAUSTED when they cannot be covered.
    */
-  async reserve(accountId: string, amount: number): Promise<{ reservation: Reservation; balance: Balance }> {
-    return this.store.update<AccountRecord, { reservation: Reservation; balance: Balance }>(accountKey(accountId), (stored) => {
-      if (!stored) throw new GleanerError('UNAUTHORIZED', 'The account of this key no longer exists.');
-      const account = this.rolled(stored);
-      const { remaining } = this.balanceOf(account);
-      if (remaining !== null && amount > remaining) {
-        throw new GleanerError(
-          'CREDITS_EXHAUSTED',
-          `Not enough credits: this request needs ${amount} and ${remaining} remain this month. The allowance resets on ${nextReset(this.clock()).toISOString()}.`,
-        );
+  async reserve(accountId: string, amount: number, into?: Reservation): Promise<{ reservation: Reservation; balance: Balance }> {
+    const period = into?.period ?? creditPeriod(this.clock());
+    const reservationId = into?.id ?? randomUUID();
+    const attempt = async () => {
+      try {
+        return await this.store.guard(() => this.store.ledger.reserve({ ...this.ref(accountId), period, amount, reservationId, owner: this.owner }));
+      } catch (error) {
+        // A reservation that timed out may still run when the store wakes up: the release sent after
+        // it on the same connection undoes it then (settling an unknown reservation does nothing).
+        if (!into) void this.store.ledger.settle({ ...this.ref(accountId), reservationId, period, actual: 0 }).catch(() => undefined);
+        throw error;
       }
-      const updated = { ...account, used: account.used + amount };
-      return { value: updated, result: { reservation: { accountId, period: account.period, amount }, balance: this.balanceOf(updated) } };
-    });
+    };
+    let outcome = await attempt();
+    // Credits held by a process that died may be what is missing: return them and try once more.
+    if (!outcome.ok && outcome.record && (await this.sweepSoon()) > 0) outcome = await attempt();
+    if (!outcome.record) throw new GleanerError('UNAUTHORIZED', 'The account of this key no longer exists.');
+    const balance = this.balanceOf(JSON.parse(outcome.record) as AccountRecord, outcome.used);
+    if (!outcome.ok) {
+      throw new GleanerError(
+        'CREDITS_EXHAUSTED',
+        `Not enough credits: this request needs ${amount} and ${balance.remaining} remain this month. The allowance resets on ${nextReset(this.clock()).toISOString()}.`,
+      );
+    }
+    return { reservation: { id: reservationId, accountId, period, amount: (into?.amount ?? 0) + amount }, balance };
   }
 
   /**
    * Settles a reservation to the actual cost: refunds what was over-reserved, or charges the
    * difference, never past the remaining balance. Returns what was charged in all and the balance.
+   * Settling twice, or after the sweep returned it, charges nothing more.
    */
   async settle(reservation: Reservation, actual: number): Promise<{ charged: number; balance: Balance }> {
-    return this.store.update<AccountRecord, { charged: number; balance: Balance }>(accountKey(reservation.accountId), (stored) => {
-      if (!stored) return { value: undefined, result: { charged: 0, balance: { remaining: 0, allowance: 0, used: 0, resetsAt: nextReset(this.clock()) } } };
-      const account = this.rolled(stored);
-      if (account.period !== reservation.period) {
-        // The month turned while the work ran: the reservation went with the old period.
-        return { value: account, result: { charged: reservation.amount, balance: this.balanceOf(account) } };
-      }
-      const { remaining } = this.balanceOf(account);
-      let delta = actual - reservation.amount;
-      if (delta > 0 && remaining !== null) delta = Math.min(delta, remaining);
-      const updated = { ...account, used: Math.max(0, account.used + delta) };
-      return { value: updated, result: { charged: reservation.amount + delta, balance: this.balanceOf(updated) } };
-    });
+    const outcome = await this.store.guard(() =>
+      this.store.ledger.settle({ ...this.ref(reservation.accountId), reservationId: reservation.id, period: creditPeriod(this.clock()), actual }),
+    );
+    const balance = outcome.record
+      ? this.balanceOf(JSON.parse(outcome.record) as AccountRecord, outcome.used)
+      : { remaining: 0, allowance: 0, used: 0, resetsAt: nextReset(this.clock()) };
+    return { charged: outcome.charged, balance };
   }
 
   /** Gives a whole reservation back (the work failed). */
   async release(reservation: Reservation): Promise<Balance> {
     return (await this.settle(reservation, 0)).balance;
+  }
+
+  /**
+   * Makes this process the owner of a reservation taken by another (a job resumed here), so it is
+   * not returned when that process goes. False when it was already returned: the work must reserve again.
+   */
+  async adopt(reservation: Reservation): Promise<boolean> {
+    return this.store.guard(() => this.store.ledger.adopt(reservation.id, this.owner));
   }
 
   private async modify(id: string, change: (account: AccountRecord) => AccountRecord): Promise<AccountRecord> {
@@ -166,18 +234,20 @@ export class Accounts {
     });
   }
 
-  /** The account with its usage reset if a new credit period has begun. */
-  private rolled(account: AccountRecord): AccountRecord {
-    const period = creditPeriod(this.clock());
-    return account.period === period ? account : { ...account, period, used: 0 };
+  private ref(accountId: string) {
+    return { account: accountId, recordKey: accountKey(accountId), allowanceOf: (record: string) => this.allowanceOf(JSON.parse(record) as AccountRecord) };
   }
 
-  private balanceOf(account: AccountRecord): Balance {
-    const allowance = account.monthlyCredits !== undefined ? account.monthlyCredits : PLANS[account.plan].monthlyCredits;
+  private allowanceOf(account: AccountRecord): number | null {
+    return account.monthlyCredits !== undefined ? account.monthlyCredits : PLANS[account.plan].monthlyCredits;
+  }
+
+  private balanceOf(account: AccountRecord, used: number): Balance {
+    const allowance = this.allowanceOf(account);
     return {
       allowance,
-      used: account.used,
-      remaining: allowance === null ? null : Math.max(0, allowance - account.used),
+      used,
+      remaining: allowance === null ? null : Math.max(0, allowance - used),
       resetsAt: nextReset(this.clock()),
     };
   }

@@ -1,11 +1,14 @@
 /**
- * Per-key request rate: a token bucket refilled at the plan's rate and holding up to its burst,
- * built on Bottleneck's reservoir. A caller with no token is refused at once (429), never queued:
- * highWater 0 with the OVERFLOW strategy drops any job that would have to wait.
+ * Per-key request rate: a token bucket holding up to the plan's burst and refilled continuously at
+ * the plan's rate (tokens computed from the elapsed time, so the rate is exact: Bottleneck's
+ * reservoir refill rounded every interval up to its 250 ms heartbeat, which gave Pro 79 a minute
+ * instead of 100). A caller with no token is refused at once (429), never queued.
+ * On Redis the bucket is one Lua script shared by every process on it; embedded, it is in memory.
  */
-import Bottleneck from 'bottleneck';
 import { GleanerError } from '../errors.js';
 import { PLANS, type PlanName } from './plans.js';
+import type { Store } from '../store/store.js';
+import { systemClock, type Clock } from './clock.js';
 
 export interface RateStatus {
   /** Requests a minute; null when unlimited. */
@@ -15,77 +18,89 @@ export interface RateStatus {
   reset: number;
 }
 
-interface Bucket {
-  limiter: Bottleneck;
+interface Step {
+  allowed: boolean;
+  tokens: number;
+  msUntilFull: number;
+}
+
+interface LocalBucket {
   plan: PlanName;
-  rate: number;
-  burst: number;
-  intervalMs: number;
+  tokens: number;
+  at: number;
+}
+
+/** The bucket arithmetic, shared in spirit with the Lua script in redis-store.ts. */
+export function refill(tokens: number, elapsedMs: number, perMinute: number, burst: number): number {
+  return Math.min(burst, tokens + (Math.max(0, elapsedMs) * perMinute) / 60_000);
 }
 
 export class RateLimiter {
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly buckets = new Map<string, LocalBucket>();
+
+  constructor(
+    /** `store`: a Redis store shares the buckets; SQLite or none keeps them in this process. */
+    private readonly options: { store?: Store; clock?: Clock } = {},
+  ) {}
 
   /** Takes one token for the key or throws RATE_LIMIT_EXCEEDED with the seconds to wait. */
   async take(accountId: string, plan: PlanName): Promise<RateStatus> {
-    const bucket = this.bucketFor(accountId, plan);
-    if (!bucket) return { limit: null, remaining: null, reset: Math.ceil(Date.now() / 1000) };
-    try {
-      await bucket.limiter.schedule({ expiration: 1_000 }, async () => undefined);
-    } catch (error) {
-      if (!(error instanceof Bottleneck.BottleneckError)) throw error;
-      const retryAfter = Math.max(1, Math.ceil(bucket.intervalMs / 1000));
-      throw new GleanerError(
-        'RATE_LIMIT_EXCEEDED',
-        `Too many requests: the ${plan} plan allows ${bucket.rate} requests a minute (bursts of ${bucket.burst}). Retry in ${retryAfter} s.`,
-        {
-          headers: {
-            'Retry-After': String(retryAfter),
-            'X-RateLimit-Limit': String(bucket.rate),
-            'X-RateLimit-Remaining': '0',
-            'X-RateLimit-Reset': String(Math.ceil((Date.now() + retryAfter * 1000) / 1000)),
-          },
-        },
-      );
-    }
-    return this.statusOf(bucket);
+    return this.step(accountId, plan, true);
   }
 
   /** The bucket's figures without taking a token. */
   async peek(accountId: string, plan: PlanName): Promise<RateStatus> {
-    const bucket = this.bucketFor(accountId, plan);
-    if (!bucket) return { limit: null, remaining: null, reset: Math.ceil(Date.now() / 1000) };
-    return this.statusOf(bucket);
+    return this.step(accountId, plan, false);
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.buckets.values()].map((b) => b.limiter.disconnect()));
     this.buckets.clear();
   }
 
-  private async statusOf(bucket: Bucket): Promise<RateStatus> {
-    const remaining = (await bucket.limiter.currentReservoir()) ?? bucket.burst;
-    const missing = bucket.burst - remaining;
-    return { limit: bucket.rate, remaining, reset: Math.ceil((Date.now() + missing * bucket.intervalMs) / 1000) };
+  private now(): number {
+    return (this.options.clock ?? systemClock)().getTime();
   }
 
-  private bucketFor(accountId: string, plan: PlanName): Bucket | undefined {
+  private async step(accountId: string, plan: PlanName, take: boolean): Promise<RateStatus> {
     const { ratePerMinute: rate, burst } = PLANS[plan];
-    if (rate === null || burst === null) return undefined;
-    const existing = this.buckets.get(accountId);
-    if (existing && existing.plan === plan) return existing;
-    if (existing) void existing.limiter.disconnect();
-    const intervalMs = 60_000 / rate;
-    const limiter = new Bottleneck({
-      reservoir: burst,
-      reservoirIncreaseAmount: 1,
-      reservoirIncreaseInterval: intervalMs,
-      reservoirIncreaseMaximum: burst,
-      highWater: 0,
-      strategy: Bottleneck.strategy.OVERFLOW,
-    });
-    const bucket = { limiter, plan, rate, burst, intervalMs };
-    this.buckets.set(accountId, bucket);
-    return bucket;
+    const now = this.now();
+    if (rate === null || burst === null) return { limit: null, remaining: null, reset: Math.ceil(now / 1000) };
+    // A plan change starts a fresh bucket (the key name carries the plan).
+    const store = this.options.store;
+    const redis = store?.redis;
+    const result = redis ? await store.guard(() => redis.takeToken(`${accountId}:${plan}`, rate, burst, take)) : this.local(accountId, plan, rate, burst, take, now);
+    if (take && !result.allowed) {
+      const retryAfter = Math.max(1, Math.ceil(((1 - result.tokens) * 60_000) / rate / 1000));
+      throw new GleanerError(
+        'RATE_LIMIT_EXCEEDED',
+        `Too many requests: the ${plan} plan allows ${rate} requests a minute (bursts of ${burst}). Retry in ${retryAfter} s.`,
+        {
+          headers: {
+            'Retry-After': String(retryAfter),
+            'X-RateLimit-Limit': String(rate),
+            'X-RateLimit-Remaining': '0',
+            'X-RateLimit-Reset': String(Math.ceil((now + result.msUntilFull) / 1000)),
+          },
+        },
+      );
+    }
+    return { limit: rate, remaining: Math.floor(result.tokens), reset: Math.ceil((now + result.msUntilFull) / 1000) };
+  }
+
+  private local(accountId: string, plan: PlanName, rate: number, burst: number, take: boolean, now: number): Step {
+    let bucket = this.buckets.get(accountId);
+    if (!bucket || bucket.plan !== plan) {
+      bucket = { plan, tokens: burst, at: now };
+      this.buckets.set(accountId, bucket);
+    }
+    bucket.tokens = refill(bucket.tokens, now - bucket.at, rate, burst);
+    bucket.at = now;
+    let allowed = false;
+    // The epsilon absorbs float rounding of many small refills (a whole token must not go missing).
+    if (take && bucket.tokens >= 1 - 1e-9) {
+      bucket.tokens = Math.max(0, bucket.tokens - 1);
+      allowed = true;
+    }
+    return { allowed, tokens: bucket.tokens, msUntilFull: Math.ceil(((burst - bucket.tokens) * 60_000) / rate) };
   }
 }

@@ -73,7 +73,7 @@ export function classify(error: unknown): { status: CheckStatus; detail: string 
  * The probes call the handlers beneath the gate: nothing is authenticated or charged, so the
  * context's account is a stand-in that is never stored.
  */
-const PROBE_ACCOUNT: AccountRecord = { id: 'doctor', name: 'doctor', plan: 'Enterprise', keyHash: '', keyPrefix: '', createdAt: new Date(0).toISOString(), period: '', used: 0 };
+const PROBE_ACCOUNT: AccountRecord = { id: 'doctor', name: 'doctor', plan: 'Enterprise', keyHash: '', keyPrefix: '', createdAt: new Date(0).toISOString() };
 
 function probeContext(app: App, signal: AbortSignal): OperationContext {
   return {

@@ -121,9 +121,8 @@ export class Gate {
       let charged = 0;
       if (held.reservation) {
         const actual = Math.max(0, Math.min(settleCost(operation.cost, input, result), held.reservation.amount));
-        // A fixed price settles to what was reserved: no second write to the store.
-        if (actual === held.reservation.amount && held.balance) ({ charged, balance } = { charged: actual, balance: held.balance });
-        else ({ charged, balance } = await this.services.accounts.settle(held.reservation, actual));
+        // Settled even at the reserved price: that closes the reservation, which a crash would otherwise return.
+        ({ charged, balance } = await this.services.accounts.settle(held.reservation, actual));
       }
       recordCharge(operation.name, charged);
       return { status: operation.http.successStatus ?? 200, body: result, headers: this.headers(rate, charged, balance), account };
@@ -193,6 +192,7 @@ export class Gate {
     try {
       if (!operation) throw new GleanerError('INTERNAL_ERROR', `This server no longer has the operation "${job.operation}".`);
       const account = await this.services.accounts.get(job.ownerId);
+      await held.adopt();
       const requestId = String(job.meta.requestId ?? job.jobId);
       const sampling = this.samplers.get(job.jobId);
       const result = await operation.run(job.input, this.context(account, requestId, { onProgress: run.report, sampling, signal: run.signal }, held, job.jobId));
@@ -242,10 +242,18 @@ class HeldCredits {
 
   async add(amount: number): Promise<void> {
     if (amount <= 0) return;
-    const { reservation, balance } = await this.accounts.reserve(this.accountId, amount);
+    const { reservation, balance } = await this.accounts.reserve(this.accountId, amount, this.reservation);
     this.balance = balance;
-    this.reservation = this.reservation ? { ...this.reservation, amount: this.reservation.amount + reservation.amount } : reservation;
+    this.reservation = reservation;
     await this.onChange?.(this.reservation);
+  }
+
+  /** Takes over a reservation made by another process (a job resumed here); reserves again if it was returned meanwhile. */
+  async adopt(): Promise<void> {
+    const previous = this.reservation;
+    if (!previous || (await this.accounts.adopt(previous))) return;
+    this.reservation = undefined;
+    await this.add(previous.amount);
   }
 
   async releaseAll(): Promise<void> {

@@ -1,100 +1,156 @@
 /**
- * The one store: Keyv over SQLite in the data directory by default, or another Keyv engine
- * (Redis) named by GLEANER_STORE_URL when several processes share state.
+ * The one store: SQLite in the data directory by default (node-sqlite3-wasm, no native module), or
+ * Redis named by GLEANER_STORE_URL when several processes or machines share state. JSON values by key,
+ * plus the credit ledger (ledger.ts) and, on Redis, the shared rate buckets.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import Keyv from 'keyv';
-import KeyvSqlite from '@keyv/sqlite';
+import { GleanerError } from '../errors.js';
 import { KeyedMutex } from './mutex.js';
+import { SqliteStore } from './sqlite-store.js';
+import { RedisStore, REDIS_COMMAND_TIMEOUT_MS } from './redis-store.js';
+import { StoreFileError } from './sqlite.js';
+import type { CreditLedger } from './ledger.js';
 
 export type StoreKind = 'sqlite' | 'redis';
+export { StoreFileError };
 
-/** The part of a Redis client the cross-process lock needs. */
-interface RedisLockClient {
-  set(key: string, value: string, options: { NX: true; PX: number }): Promise<string | null>;
-  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
-}
+type Change<T, R> = (current: T | undefined) => { value: T | undefined; result: R } | Promise<{ value: T | undefined; result: R }>;
 
-const RELEASE_SCRIPT = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
+const isPromise = <V>(value: unknown): value is Promise<V> => typeof (value as Promise<V> | undefined)?.then === 'function';
 
 export class Store {
   private readonly mutex = new KeyedMutex();
+  readonly ledger: CreditLedger;
 
   constructor(
-    private readonly keyv: Keyv,
+    private readonly engine: SqliteStore | RedisStore,
     readonly kind: StoreKind,
     readonly location: string,
-    private readonly redis?: RedisLockClient,
-  ) {}
+  ) {
+    this.ledger = engine.ledger;
+  }
+
+  /** The Redis engine, for the shared rate buckets; undefined on SQLite. */
+  get redis(): RedisStore | undefined {
+    return this.engine instanceof RedisStore ? this.engine : undefined;
+  }
 
   async get<T>(key: string): Promise<T | undefined> {
-    return (await this.keyv.get<T>(key)) ?? undefined;
+    const raw = await this.guard(() => this.engine.get(key));
+    return raw === undefined ? undefined : (JSON.parse(raw) as T);
+  }
+
+  /** Reads `key`, then the key its value names (an index, then its record), in one step where the engine allows. */
+  async getThrough<T>(key: string, next: (value: string) => string): Promise<T | undefined> {
+    const raw = await this.guard(() => this.engine.getThrough(key, (first) => next(JSON.parse(first) as string)));
+    return raw === undefined ? undefined : (JSON.parse(raw) as T);
   }
 
   async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
-    await this.keyv.set(key, value, ttlMs);
+    await this.guard(() => this.engine.set(key, JSON.stringify(value), ttlMs));
   }
 
   async delete(key: string): Promise<void> {
-    await this.keyv.delete(key);
+    await this.guard(() => this.engine.delete(key));
   }
 
   /**
-   * Atomic read-modify-write of one key: no other update of that key, in this process or (on Redis)
-   * in any process sharing the store, runs between the read and the write. `change` returns the new
-   * value (undefined deletes) and a result for the caller; throwing aborts without writing.
+   * Atomic read-modify-write of one key, across every process sharing the store. `change` returns
+   * the new value (undefined deletes) and a result for the caller; throwing aborts without writing.
+   * On SQLite a synchronous `change` runs inside one transaction; an asynchronous one is applied by
+   * compare-and-swap (retried if another process wrote the key meanwhile). On Redis a short lock.
    */
-  async update<T, R>(key: string, change: (current: T | undefined) => { value: T | undefined; result: R } | Promise<{ value: T | undefined; result: R }>): Promise<R> {
-    return this.mutex.run(key, () =>
-      this.withCrossProcessLock(key, async () => {
-        const { value, result } = await change(await this.get<T>(key));
-        if (value === undefined) await this.delete(key);
-        else await this.set(key, value);
-        return result;
-      }),
-    );
+  async update<T, R>(key: string, change: Change<T, R>): Promise<R> {
+    return this.mutex.run(key, () => this.guard(() => (this.engine instanceof SqliteStore ? this.updateSqlite(this.engine, key, change) : this.updateRedis(this.engine, key, change))));
   }
 
   async close(): Promise<void> {
-    await this.keyv.disconnect();
+    await this.engine.close();
   }
 
-  private async withCrossProcessLock<R>(key: string, work: () => Promise<R>): Promise<R> {
-    if (!this.redis) return work();
-    const lockKey = `gleaner:lock:${key}`;
-    const token = randomUUID();
+  /** Turns an engine failure into STORE_UNAVAILABLE naming the store: a call never succeeds without its write. */
+  async guard<R>(work: () => Promise<R>): Promise<R> {
+    try {
+      return this.kind === 'redis' ? await withTimeout(work(), REDIS_COMMAND_TIMEOUT_MS) : await work();
+    } catch (error) {
+      if (error instanceof GleanerError) throw error;
+      if (error instanceof StoreFileError || this.kind === 'redis') {
+        const detail = error instanceof StoreFileError ? error.message : `the store ${this.location} did not answer (${(error as Error).message})`;
+        throw new GleanerError('STORE_UNAVAILABLE', `${detail}. Nothing was charged for this request; try again shortly.`);
+      }
+      throw error;
+    }
+  }
+
+  private async updateSqlite<T, R>(engine: SqliteStore, key: string, change: Change<T, R>): Promise<R> {
+    let pending: Promise<{ value: T | undefined; result: R }> | undefined;
+    let seen: string | undefined;
+    const done = await engine.updateSync<{ result: R } | undefined>(key, (raw) => {
+      const outcome = change(raw === undefined ? undefined : (JSON.parse(raw) as T));
+      if (isPromise<{ value: T | undefined; result: R }>(outcome)) {
+        // Cannot await inside the transaction: finish it unchanged and apply by compare-and-swap.
+        pending = outcome;
+        seen = raw;
+        return { value: raw, result: undefined };
+      }
+      return { value: outcome.value === undefined ? undefined : JSON.stringify(outcome.value), result: { result: outcome.result } };
+    });
+    if (done) return done.result;
     for (let attempt = 0; ; attempt++) {
-      if ((await this.redis.set(lockKey, token, { NX: true, PX: 10_000 })) === 'OK') break;
+      const { value, result } = await pending!;
+      const next = value === undefined ? undefined : JSON.stringify(value);
+      if (await engine.compareAndSet(key, seen, next)) return result;
+      if (attempt > 100) throw new Error(`store update of ${key} kept conflicting`);
+      seen = await engine.get(key);
+      pending = Promise.resolve(change(seen === undefined ? undefined : (JSON.parse(seen) as T)));
+    }
+  }
+
+  private async updateRedis<T, R>(engine: RedisStore, key: string, change: Change<T, R>): Promise<R> {
+    const token = randomUUID();
+    for (let attempt = 0; !(await engine.lock(key, token, 10_000)); attempt++) {
       if (attempt > 2_000) throw new Error(`store lock on ${key} not acquired`);
       await delay(Math.min(2 + attempt, 25));
     }
     try {
-      return await work();
+      const raw = await engine.get(key);
+      const { value, result } = await change(raw === undefined ? undefined : (JSON.parse(raw) as T));
+      if (value === undefined) await engine.delete(key);
+      else await engine.set(key, JSON.stringify(value), await engine.ttl(key));
+      return result;
     } finally {
-      await this.redis.eval(RELEASE_SCRIPT, { keys: [lockKey], arguments: [token] });
+      await engine.unlock(key, token);
     }
   }
 }
 
-export async function openStore(options: { dataDir: string; storeUrl?: string }): Promise<Store> {
+/**
+ * node-redis times out only commands not yet written: one sent to a frozen Redis waits forever.
+ * The caller stops waiting here; the command may still run when Redis wakes (see Accounts.reserve).
+ */
+async function withTimeout<R>(work: Promise<R>, ms: number): Promise<R> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer in ${ms / 1000} s`)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function openStore(options: { dataDir: string; storeUrl?: string; onRedisError?: (error: Error) => void }): Promise<Store> {
   if (options.storeUrl && /^rediss?:/.test(options.storeUrl)) {
-    const { default: KeyvRedis, createClient } = await import('@keyv/redis');
-    const client = createClient({ url: options.storeUrl });
-    await client.connect();
-    const keyv = new Keyv({ store: new KeyvRedis(client as never), namespace: 'gleaner', useKeyPrefix: false });
-    return new Store(keyv, 'redis', options.storeUrl, client as unknown as RedisLockClient);
+    const redis = await RedisStore.open(options.storeUrl, options.onRedisError ?? (() => undefined));
+    return new Store(redis, 'redis', options.storeUrl);
   }
   if (options.storeUrl && !/^sqlite:/.test(options.storeUrl)) {
     throw new Error(`GLEANER_STORE_URL: unsupported store "${options.storeUrl}" (use sqlite://<file> or redis://host:port)`);
   }
   const file = options.storeUrl ? options.storeUrl.replace(/^sqlite:\/\//, '') : path.join(options.dataDir, 'gleaner.sqlite');
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const sqlite = new KeyvSqlite({ uri: `sqlite://${file}`, busyTimeout: 10_000 });
-  const keyv = new Keyv({ store: sqlite, namespace: 'gleaner' });
-  // Surface the first connection error now rather than on the first request.
-  await keyv.get('gleaner:ping');
-  return new Store(keyv, 'sqlite', file);
+  const sqlite = await SqliteStore.open(file);
+  return new Store(sqlite, 'sqlite', file);
 }

@@ -1,0 +1,59 @@
+/**
+ * The credit ledger's contract, kept apart from key state: a charge touches only usage and
+ * reservations, never the account record that `keys revoke` and `set-plan` change.
+ * Each method is one atomic step in the database (a SQLite transaction or one Redis script).
+ */
+
+/**
+ * The account record is read in the same atomic step as the usage (one SQLite transaction), so a
+ * charge sees the plan as it is now and costs one round trip to the file.
+ */
+export interface AccountRef {
+  account: string;
+  /** The store key of the account record (JSON). */
+  recordKey: string;
+  /** The allowance of the record: null unlimited. */
+  allowanceOf: (record: string) => number | null;
+}
+
+export interface ReserveRequest extends AccountRef {
+  /** The current period: usage of an older one counts as 0. */
+  period: string;
+  amount: number;
+  /** The reservation to create, or to add to when it exists. */
+  reservationId: string;
+  /** The process holding the reservation (see owners.ts). */
+  owner: string;
+}
+
+export interface SettleRequest extends AccountRef {
+  reservationId: string;
+  period: string;
+  /** What the work actually cost; 0 gives the reservation back. */
+  actual: number;
+}
+
+export interface HeldReservation {
+  id: string;
+  account: string;
+  owner: string;
+  amount: number;
+}
+
+export interface CreditLedger {
+  /**
+   * Adds `amount` to the usage and to the reservation unless that would pass the allowance.
+   * `record` is the account record read in the same step (undefined: no such account, nothing reserved).
+   */
+  reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number; record?: string }>;
+  /**
+   * Removes the reservation and turns it into the actual charge (capped by the allowance).
+   * A reservation that no longer exists (already settled, or returned by the sweep) charges nothing.
+   */
+  settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string }>;
+  /** The account record and its usage, read together. */
+  usage(ref: Omit<AccountRef, 'allowanceOf'>, period: string): Promise<{ used: number; record?: string }>;
+  reservations(): Promise<HeldReservation[]>;
+  /** Hands a reservation to another process (a job resumed elsewhere); false when it is gone. */
+  adopt(reservationId: string, owner: string): Promise<boolean>;
+}

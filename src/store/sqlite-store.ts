@@ -1,0 +1,233 @@
+/**
+ * The key-value store and the credit ledger on one SQLite file. Values are JSON text; the ledger
+ * has tables of its own so a charge is one small transaction that never rewrites an account record.
+ */
+import type { CreditLedger, HeldReservation, ReserveRequest, SettleRequest } from './ledger.js';
+import { SqliteFile, type Db } from './sqlite.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires INTEGER);
+CREATE TABLE IF NOT EXISTS usage (account TEXT PRIMARY KEY, period TEXT NOT NULL, used INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS reservations (id TEXT PRIMARY KEY, account TEXT NOT NULL, period TEXT NOT NULL, amount INTEGER NOT NULL, owner TEXT NOT NULL);
+`;
+
+interface Row {
+  [column: string]: unknown;
+}
+
+/** Prepared statements, reused: preparing costs more than running these small queries. */
+class Statements {
+  private readonly cache = new Map<string, ReturnType<Db['prepare']>>();
+  all(db: Db, sql: string, values: (string | number | null)[] = []): Row[] {
+    let statement = this.cache.get(sql);
+    if (!statement || statement.isFinalized) {
+      statement = db.prepare(sql);
+      this.cache.set(sql, statement);
+    }
+    // all() steps to the end, so the statement never keeps the file locked.
+    return statement.all(values) as Row[];
+  }
+  run(db: Db, sql: string, values: (string | number | null)[] = []): void {
+    this.all(db, sql, values);
+  }
+  finalize(): void {
+    for (const statement of this.cache.values()) if (!statement.isFinalized) statement.finalize();
+    this.cache.clear();
+  }
+}
+
+export class SqliteStore {
+  readonly ledger: CreditLedger;
+  private readonly sql: Statements;
+
+  private constructor(readonly file: SqliteFile) {
+    this.sql = new Statements();
+    this.ledger = new SqliteLedger(file, this.sql, (db, key) => this.read(db, key));
+  }
+
+  static async open(path: string): Promise<SqliteStore> {
+    const store = new SqliteStore(await SqliteFile.open(path, SCHEMA));
+    await store.file.transaction((db) => importKeyvTable(db));
+    return store;
+  }
+
+  get location(): string {
+    return this.file.file;
+  }
+
+  get(key: string): Promise<string | undefined> {
+    return this.file.transaction((db) => this.read(db, key));
+  }
+
+  set(key: string, value: string, ttlMs?: number): Promise<void> {
+    return this.file.transaction((db) => this.write(db, key, value, ttlMs));
+  }
+
+  /** Reads `key`, then the key its value names, in one transaction (an index, then its record). */
+  getThrough(key: string, next: (value: string) => string): Promise<string | undefined> {
+    return this.file.transaction((db) => {
+      const first = this.read(db, key);
+      return first === undefined ? undefined : this.read(db, next(first));
+    });
+  }
+
+  delete(key: string): Promise<void> {
+    return this.file.transaction((db) => this.sql.run(db, 'DELETE FROM kv WHERE key = ?', [key]));
+  }
+
+  /** Read, change and write one key inside one transaction: atomic across processes. */
+  updateSync<R>(key: string, change: (current: string | undefined) => { value: string | undefined; result: R }): Promise<R> {
+    return this.file.transaction((db) => {
+      const { value, result } = change(this.read(db, key));
+      if (value === undefined) this.sql.run(db, 'DELETE FROM kv WHERE key = ?', [key]);
+      else this.write(db, key, value, this.ttlOf(db, key));
+      return result;
+    });
+  }
+
+  /** Writes `next` only if the key still holds `expected` (compare-and-swap); false when it changed. */
+  compareAndSet(key: string, expected: string | undefined, next: string | undefined): Promise<boolean> {
+    return this.file.transaction((db) => {
+      if (this.read(db, key) !== expected) return false;
+      if (next === undefined) this.sql.run(db, 'DELETE FROM kv WHERE key = ?', [key]);
+      else this.write(db, key, next, this.ttlOf(db, key));
+      return true;
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.file.transaction(() => this.sql.finalize());
+    await this.file.close();
+  }
+
+  private read(db: Db, key: string): string | undefined {
+    const [row] = this.sql.all(db, 'SELECT value, expires FROM kv WHERE key = ?', [key]);
+    if (!row) return undefined;
+    if (typeof row.expires === 'number' && row.expires <= Date.now()) return undefined;
+    return row.value as string;
+  }
+
+  /** The time left on a key, so an update keeps the expiry it was stored with. */
+  private ttlOf(db: Db, key: string): number | undefined {
+    const [row] = this.sql.all(db, 'SELECT expires FROM kv WHERE key = ?', [key]);
+    return typeof row?.expires === 'number' ? Math.max(1, row.expires - Date.now()) : undefined;
+  }
+
+  private write(db: Db, key: string, value: string, ttlMs?: number): void {
+    this.sql.run(db, 'INSERT INTO kv(key, value, expires) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires = excluded.expires', [
+      key,
+      value,
+      ttlMs ? Date.now() + ttlMs : null,
+    ]);
+  }
+}
+
+/**
+ * Brings over a store written by earlier versions (Keyv's `keyv` table, namespace "gleaner"), once:
+ * JSON values into `kv`, and the `used`/`period` an account record carried into the usage table.
+ */
+function importKeyvTable(db: Db): void {
+  const hasKeyv = db.all("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'keyv'").length > 0;
+  if (!hasKeyv || db.all("SELECT 1 FROM meta WHERE name = 'imported-keyv'").length > 0) return;
+  for (const row of db.all('SELECT key, value FROM keyv') as { key: string; value: string }[]) {
+    if (!row.key.startsWith('gleaner:')) continue;
+    const key = row.key.slice('gleaner:'.length);
+    let entry: { value?: unknown; expires?: number | null };
+    try {
+      entry = JSON.parse(row.value) as typeof entry;
+    } catch {
+      continue;
+    }
+    if (entry.value === undefined || (entry.expires && entry.expires <= Date.now())) continue;
+    let value = entry.value as Record<string, unknown>;
+    if (key.startsWith('account:') && typeof value.used === 'number' && typeof value.period === 'string') {
+      db.run('INSERT OR IGNORE INTO usage(account, period, used) VALUES (?, ?, ?)', [key.slice('account:'.length), value.period, value.used]);
+      const { used: _used, period: _period, ...rest } = value;
+      value = rest;
+    }
+    db.run('INSERT OR IGNORE INTO kv(key, value, expires) VALUES (?, ?, ?)', [key, JSON.stringify(value), entry.expires ?? null]);
+  }
+  db.run("INSERT INTO meta(name, value) VALUES ('imported-keyv', ?)", [new Date().toISOString()]);
+}
+
+class SqliteLedger implements CreditLedger {
+  constructor(
+    private readonly file: SqliteFile,
+    private readonly sql: Statements,
+    private readonly read: (db: Db, key: string) => string | undefined,
+  ) {}
+
+  reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number; record?: string }> {
+    return this.file.transaction((db) => {
+      const record = this.read(db, request.recordKey);
+      const used = this.usedIn(db, request.account, request.period);
+      if (record === undefined) return { ok: false, used };
+      const allowance = request.allowanceOf(record);
+      if (allowance !== null && used + request.amount > allowance) return { ok: false, used, record };
+      this.setUsed(db, request.account, request.period, used + request.amount);
+      this.sql.run(
+        db,
+        `INSERT INTO reservations(id, account, period, amount, owner) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT(id) DO UPDATE SET amount = reservations.amount + excluded.amount`,
+        [request.reservationId, request.account, request.period, request.amount, request.owner],
+      );
+      return { ok: true, used: used + request.amount, record };
+    });
+  }
+
+  settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string }> {
+    return this.file.transaction((db) => {
+      const record = this.read(db, request.recordKey);
+      const used = this.usedIn(db, request.account, request.period);
+      const [held] = this.sql.all(db, 'SELECT period, amount FROM reservations WHERE id = ?', [request.reservationId]);
+      if (!held) return { charged: 0, used, found: false, record };
+      this.sql.run(db, 'DELETE FROM reservations WHERE id = ?', [request.reservationId]);
+      const amount = held.amount as number;
+      // The month turned while the work ran: the reservation went with the old period.
+      if (held.period !== request.period) return { charged: amount, used, found: true, record };
+      const allowance = record === undefined ? 0 : request.allowanceOf(record);
+      let delta = request.actual - amount;
+      if (delta > 0 && allowance !== null) delta = Math.min(delta, Math.max(0, allowance - used));
+      const next = Math.max(0, used + delta);
+      this.setUsed(db, request.account, request.period, next);
+      return { charged: amount + delta, used: next, found: true, record };
+    });
+  }
+
+  usage(ref: { account: string; recordKey: string }, period: string): Promise<{ used: number; record?: string }> {
+    return this.file.transaction((db) => ({ used: this.usedIn(db, ref.account, period), record: this.read(db, ref.recordKey) }));
+  }
+
+  reservations(): Promise<HeldReservation[]> {
+    return this.file.transaction((db) =>
+      this.sql.all(db, 'SELECT id, account, owner, amount FROM reservations').map((row) => ({
+        id: row.id as string,
+        account: row.account as string,
+        owner: row.owner as string,
+        amount: row.amount as number,
+      })),
+    );
+  }
+
+  adopt(reservationId: string, owner: string): Promise<boolean> {
+    return this.file.transaction((db) => {
+      const found = this.sql.all(db, 'SELECT 1 FROM reservations WHERE id = ?', [reservationId]).length > 0;
+      if (found) this.sql.run(db, 'UPDATE reservations SET owner = ? WHERE id = ?', [owner, reservationId]);
+      return found;
+    });
+  }
+
+  private usedIn(db: Db, account: string, period: string): number {
+    const [row] = this.sql.all(db, 'SELECT period, used FROM usage WHERE account = ?', [account]);
+    return row && row.period === period ? (row.used as number) : 0;
+  }
+
+  private setUsed(db: Db, account: string, period: string, used: number): void {
+    this.sql.run(db, 'INSERT INTO usage(account, period, used) VALUES (?, ?, ?) ON CONFLICT(account) DO UPDATE SET period = excluded.period, used = excluded.used', [
+      account,
+      period,
+      used,
+    ]);
+  }
+}
