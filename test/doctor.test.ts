@@ -94,10 +94,7 @@ describe('gleaner doctor', () => {
     expect(underBotCheck.report.checks.find((c) => c.platform === 'youtube' && c.name === 'metadata')?.status).not.toBe('ok');
   });
 
-  // Pending the youtube branch: on this branch the adapter still maps the bot check to
-  // UPSTREAM_UNAVAILABLE (src/platforms/youtube/video.ts), so the doctor reports `failed`; the
-  // youtube engineer's change maps it to UPSTREAM_BLOCKED. Remove `.fails` once that is merged.
-  it.fails('reports that YouTube check as blocked, naming the proxy settings', () => {
+  it('reports that YouTube check as blocked, naming the proxy settings', () => {
     expect(underBotCheck?.report.checks.find((c) => c.platform === 'youtube' && c.name === 'metadata')).toMatchObject({ status: 'blocked', detail: expect.stringMatching(/PROXY/) });
   });
 
