@@ -116,7 +116,7 @@ describe('gleaner serve', () => {
       expect(key).toBeDefined();
       const response = await fetch(`${url}/v1/me`, { headers: { 'x-api-key': key! } });
       expect(response.status).toBe(200);
-      expect(await response.json()).toMatchObject({ plan: 'Enterprise', credits: null });
+      expect(await response.json()).toMatchObject({ plan: 'Enterprise', credits: 2147483647, unlimited: true });
     } finally {
       child.kill('SIGTERM');
       await once(child, 'exit');

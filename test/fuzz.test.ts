@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { ERROR_CODES } from '../src/errors.js';
-import { connectMcp } from './helpers/mcp.js';
+import { connectMcp, errorEnvelope } from './helpers/mcp.js';
 
 // FUZZ_SEED replays or explores another sequence; the default keeps `npm test` deterministic.
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed_2026);
@@ -299,7 +299,7 @@ describe('fuzz from the OpenAPI document', () => {
         const before = jobsInFlight ? 0 : await used();
         // Job tools wait for their job; the short-lived garbage upstream keeps that brief.
         const result = await client.callTool({ name: tool.name, arguments: args }, undefined, { timeout: 60_000 });
-        const body = result.structuredContent as any;
+        const body = result.isError ? errorEnvelope(result) : (result.structuredContent as any);
         if (result.isError) {
           const code = body?.error?.code as keyof typeof ERROR_CODES | undefined;
           if (!code || !(code in ERROR_CODES) || typeof body.error.message !== 'string') problems.push(`${where}: not an envelope: ${JSON.stringify(body).slice(0, 200)}`);

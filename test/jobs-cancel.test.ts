@@ -28,7 +28,8 @@ describe('cancelling a job', () => {
     const me = (await server.request('GET', '/v1/me', { apiKey: key })).body;
     const started = await server.request('POST', '/v1/web/crawl', { apiKey: key, body: { url: `${site.origin}/`, maxPages: 10 } });
     expect(started.status).toBe(202);
-    expect(started.headers.get('X-Credits-Used')).toBe('10');
+    expect(started.headers.get('X-Credits-Used')).toBe('0');
+    expect(started.headers.get('X-Credits-Reserved')).toBe('10');
     const { jobId } = started.body;
     await site.requestedAtLeast(4);
     site.release(3);

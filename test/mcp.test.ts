@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { connectMcp } from './helpers/mcp.js';
+import { connectMcp, errorEnvelope } from './helpers/mcp.js';
 import { TEST_OPERATIONS, gates } from './support/test-operations.js';
 import { OPERATIONS } from '../src/operations/table.js';
 
@@ -18,10 +18,7 @@ function structured(result: unknown): any {
   return (result as { structuredContent: unknown }).structuredContent;
 }
 
-/** An error result's envelope: the JSON in its second text part. */
-function envelope(result: unknown): any {
-  return JSON.parse((result as { content: Array<{ text: string }> }).content[1].text);
-}
+const envelope = errorEnvelope;
 
 describe('MCP over streamable HTTP', () => {
   it('lists one tool per operation, with the bounds of its input', async () => {

@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { connectMcp } from './helpers/mcp.js';
+import { connectMcp, errorEnvelope } from './helpers/mcp.js';
 import { TEST_OPERATIONS } from './support/test-operations.js';
 
 let server: TestServer;
@@ -91,7 +91,7 @@ describe('small ones (issue 11.11)', () => {
       const message = JSON.parse(text.startsWith('{') ? text : text.split('\n').find((l) => l.startsWith('data: '))!.slice(6));
       expect(message.error, `arguments ${JSON.stringify(args)}`).toBeUndefined();
       expect(message.result.isError).toBe(true);
-      expect(message.result.structuredContent.error.code).toBe('INVALID_REQUEST');
+      expect(errorEnvelope(message.result).error.code).toBe('INVALID_REQUEST');
       expect(message.result.content[0].text).toBe('INVALID_REQUEST: The tool arguments must be a JSON object of named parameters.');
     }
     await client.close();

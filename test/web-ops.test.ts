@@ -104,7 +104,9 @@ describe('web_crawl', () => {
     });
     expect(start.status).toBe(202);
     expect(start.body).toMatchObject({ status: 'queued', jobId: expect.any(String), message: expect.any(String) });
-    expect(start.headers.get('x-credits-used')).toBe('500');
+    // A job is charged when it ends: its start charges nothing and shows what it reserved.
+    expect(start.headers.get('x-credits-used')).toBe('0');
+    expect(start.headers.get('x-credits-reserved')).toBe('500');
 
     const job = await finished(key, start.body.jobId);
     expect(job.status).toBe('completed');

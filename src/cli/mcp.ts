@@ -16,6 +16,8 @@ export async function runMcp(config: Config): Promise<number> {
     const keyed = tools;
     tools = { ...keyed, call: (name, args, context) => keyed.call(name, args, { ...context, actAs: owner.id }) };
     app.log.info({ account: owner.id, store: app.services.store.location }, 'GLEANER_API_KEY is not set: tool calls act as the local owner of this store.');
+  } else {
+    app.log.info({ store: app.services.store.location }, 'MCP over stdio: tool calls act as the key in GLEANER_API_KEY.');
   }
   const close = await serveStdio(SERVER_IDENTITY, tools, config.GLEANER_API_KEY);
   await Promise.race([untilSignal(), new Promise<void>((resolve) => process.stdin.once('close', () => resolve()))]);

@@ -11,3 +11,9 @@ export async function connectMcp(baseUrl: string, apiKey: string): Promise<Clien
   await client.listTools();
   return client;
 }
+
+/** An MCP error result's envelope: the JSON in its second text part (errors carry no structuredContent). */
+export function errorEnvelope(result: unknown): any {
+  const parts = (result as { content?: Array<{ text?: string }> }).content ?? [];
+  return parts[1]?.text ? JSON.parse(parts[1].text) : undefined;
+}

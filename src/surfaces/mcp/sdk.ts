@@ -123,22 +123,23 @@ function createSdkServer(identity: ServerIdentity, tools: ToolSet, apiKeyOf: (he
 
 /** Serves the tools over stdio; stdout carries the protocol only. */
 export async function serveStdio(identity: ServerIdentity, tools: ToolSet, apiKey: string | undefined): Promise<() => Promise<void>> {
-  const server = createSdkServer(identity, apiKey ? tools : withStdioKeyHint(tools), () => apiKey);
+  const server = createSdkServer(identity, withStdioKeyHint(tools, apiKey !== undefined), () => apiKey);
   const transport = new StdioServerTransport();
   await server.connect(transport);
   return () => server.close();
 }
 
-/** Over stdio there are no headers: a missing key is fixed in the server's environment, so say so. */
-function withStdioKeyHint(tools: ToolSet): ToolSet {
-  const message =
-    'Missing API key: set GLEANER_API_KEY in the environment of the Gleaner MCP server (in Claude Desktop, the "env" of its entry). Create one with "gleaner keys create".';
+/** Over stdio there are no headers: a key is fixed in the server's environment, so a refusal says where. */
+function withStdioKeyHint(tools: ToolSet, keyConfigured: boolean): ToolSet {
+  const message = keyConfigured
+    ? 'The key in GLEANER_API_KEY is unknown or revoked: set GLEANER_API_KEY in the environment of the Gleaner MCP server (in Claude Desktop, the "env" of its entry) to a key from "gleaner keys create", or remove it to act as the local owner of the store.'
+    : 'Missing API key: set GLEANER_API_KEY in the environment of the Gleaner MCP server (in Claude Desktop, the "env" of its entry). Create one with "gleaner keys create".';
   return {
     ...tools,
     async call(name, args, context) {
       const outcome = await tools.call(name, args, context);
-      const error = (outcome.body as { error?: { code?: string; requestId?: string } })?.error;
-      if (!outcome.isError || error?.code !== 'UNAUTHORIZED') return outcome;
+      const error = (outcome.body as { error?: { code?: string; message?: string; requestId?: string } })?.error;
+      if (!outcome.isError || error?.code !== 'UNAUTHORIZED' || /GLEANER_API_KEY/.test(error.message ?? '')) return outcome;
       return { isError: true, body: { error: { code: 'UNAUTHORIZED', message, requestId: error.requestId } }, text: `UNAUTHORIZED: ${message}` };
     },
   };
