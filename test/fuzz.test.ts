@@ -247,7 +247,9 @@ describe('fuzz from the OpenAPI document', () => {
           }
           if (credits !== 0) problems.push(`${where}: an error reported ${credits} credits used`);
         } else if (response.status === 202 && parsed?.jobId) {
-          jobs.push({ jobId: parsed.jobId, reserved: credits });
+          // A job start charges nothing yet (X-Credits-Used 0): it holds X-Credits-Reserved until it ends.
+          if (credits !== 0) problems.push(`${where}: a job start reported ${credits} credits used`);
+          jobs.push({ jobId: parsed.jobId, reserved: Number(response.headers.get('x-credits-reserved') ?? 0) });
         } else {
           syncCharged += credits;
         }
