@@ -47,7 +47,13 @@ beforeAll(async () => {
 
   // Built by this test: no guest/activate.json reply is recorded; its documented shape.
   upstream.route('/1.1/guest/activate.json', () => ({ body: JSON.stringify({ guest_token: `19000000000000000${++activations}` }) }));
-  upstream.route('/graphql/Vf8sA4N3s0aEqA_aKusEhw/TweetResultByRestId', () => ({ body: fixture('x/syndication/mbedfx_guest-graphql_TweetResultByRestId_20_2026-07.json') }));
+  upstream.route('/graphql/Vf8sA4N3s0aEqA_aKusEhw/TweetResultByRestId', (url) => {
+    // Built by this test in X's error format: the logged-in session refused (no such body is recorded).
+    if (JSON.parse(url.searchParams.get('variables')!).tweetId === '21') return { status: 401, body: JSON.stringify({ errors: [{ code: 32, message: 'Could not authenticate you.' }] }) };
+    return { body: fixture('x/syndication/mbedfx_guest-graphql_TweetResultByRestId_20_2026-07.json') };
+  });
+  // Built by this test: the syndication API refusing as well.
+  upstream.serveBody('/tweet-result', '', 'application/json', {}, 429);
 
   // Instagram: the post pages redirect to the login page (a login wall, as Instagram answers
   // addresses that made too many logged-out requests; built by this test).
@@ -91,6 +97,20 @@ describe('X with login cookies', () => {
     expect(String(headers.cookie)).not.toContain('sessionid');
     expect(activations).toBe(0);
     expect(logged('/1.1/guest/activate.json')).toHaveLength(0);
+  });
+
+  it('refused cookies: one try, the syndication API, then UPSTREAM_BLOCKED saying the cookies may have expired', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const before = logged('/graphql/Vf8sA4N3s0aEqA_aKusEhw/TweetResultByRestId').length;
+    const reply = await get(`/v1/metadata?url=${q('https://x.com/biz/status/21')}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(503);
+    expect(reply.body.error.code).toBe('UPSTREAM_BLOCKED');
+    expect(reply.body.error.message).toContain('may have expired');
+    expect(reply.body.error.message).not.toContain(CT0);
+    expect(logged('/graphql/Vf8sA4N3s0aEqA_aKusEhw/TweetResultByRestId').length - before).toBe(1);
+    expect(logged('/tweet-result').length).toBeGreaterThan(0);
+    expect(activations).toBe(0);
+    expect((await server.request('GET', '/v1/me', { apiKey: key })).body.credits).toBe(10);
   });
 });
 
