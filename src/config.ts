@@ -72,6 +72,8 @@ const schema = z.object({
   /** X (Twitter): the bearer token of X's public web client, used to get a guest token; and the GraphQL query id of TweetResultByRestId, which X changes from time to time. */
   GLEANER_X_BEARER_TOKEN: z.string().min(20).default('AAAAAAAAAAAAAAAAAAAAANRILgAAAAAAnNwIzUejRCOuH5E6I8xnZz4puTs%3D1Zv7ttfk8LF81IUq16cHjhLTvJu4FA33AGWWjCpTnA'),
   GLEANER_X_TWEET_QUERY_ID: z.string().regex(/^[A-Za-z0-9_-]+$/).default('Vf8sA4N3s0aEqA_aKusEhw'),
+  /** Instagram: the doc_id of the logged-out post query (PolarisLoggedOutDesktopWWWPostRootContentQuery), which Instagram changes from time to time. */
+  GLEANER_INSTAGRAM_DOC_ID: z.string().regex(/^\d+$/).default('27130156389949648'),
   GLEANER_MEDIA_MAX_MINUTES: z.coerce.number().min(1).max(24 * 60).default(240),
   GLEANER_LLM_URL: httpUrl.optional(),
   GLEANER_LLM_API_KEY: z.string().min(1).optional(),

@@ -243,7 +243,7 @@ describe('Facebook: www pages and their Relay data', () => {
   });
 });
 
-describe('Instagram: embedded Relay data, the embed page', () => {
+describe('Instagram: embedded Relay data, the logged-out GraphQL API, the embed page', () => {
   const reel = fixture('instagram/2026/reelay_instagram_reel_page_CDUMkliABpa_xig_polaris_media_TRIMMED_2026-08.html');
   const item = (() => {
     for (const m of reel.matchAll(/<script[^>]*data-sjs[^>]*>([\s\S]*?)<\/script>/g)) {
@@ -255,6 +255,10 @@ describe('Instagram: embedded Relay data, the embed page', () => {
   // Built by this test: a logged-out page shell with no post data (what 2026 pages served to
   // data-centre addresses look like), so the embed page is the source.
   const shell = '<!DOCTYPE html><html><head><title>Instagram</title></head><body></body></html>';
+  const fullPage = fixture('instagram/2026/mbedfx_instagram_fullpage_reel_DZghoo7PAzi_EDITED-username_2026-07-26.html');
+  const feedItem = JSON.parse(fixture('instagram/2026/mbedfx_instagram_api-v1-feed-user_loggedout_datsun_EDITED-usernames_2026-07.json')).items[0];
+  const feedAudio = new URL(/<AdaptationSet[^>]*contentType="audio"[\s\S]*?<BaseURL>([^<]+)<\/BaseURL>/.exec(feedItem.video_dash_manifest)![1].replaceAll('&amp;', '&'));
+  const graphqlCalls: Array<{ form: URLSearchParams; lsd: string; appId: string }> = [];
 
   beforeAll(() => {
     upstream.serveBody('/reel/CDUMkliABpa/', reel, 'text/html; charset=utf-8');
@@ -269,6 +273,53 @@ describe('Instagram: embedded Relay data, the embed page', () => {
     // Built by this test: Instagram rate limiting this server.
     upstream.serveBody('/reel/RateLimited1/', 'Please wait a few minutes before you try again.', 'text/plain', { 'retry-after': '0' }, 429);
     upstream.serveBody('/p/DbN6SsKum-9/embed/captioned/', fixture('instagram/2026/mbedfx_instagram_embed_reel_DbN6SsKum-9_copyright-blocked_EDITED-username_2026-07-26.html'), 'text/html; charset=utf-8');
+    // The recorded 2026 page served to a data-centre address: no post data, but the page's LSD token.
+    upstream.serveBody('/reel/DZghoo7PAzi/', fullPage, 'text/html; charset=utf-8');
+    upstream.route('/api/graphql', (_url, req, body) => {
+      const form = new URLSearchParams(body);
+      graphqlCalls.push({ form, lsd: String(req.headers['x-fb-lsd']), appId: String(req.headers['x-ig-app-id']) });
+      // Built by this test: no /api/graphql reply is recorded. Its documented shape
+      // (data.xig_polaris_media.if_not_gated_logged_out) around the recorded 2026 feed item of the
+      // same reel, which Instagram's APIs give in one item shape.
+      if (JSON.parse(form.get('variables') ?? '{}').media_id === String(feedItem.pk)) {
+        return { body: JSON.stringify({ data: { xig_polaris_media: { if_not_gated_logged_out: feedItem } }, extensions: { is_final: true }, status: 'ok' }) };
+      }
+      return { body: JSON.stringify({ data: { xig_polaris_media: null }, status: 'ok' }) };
+    });
+    upstream.serve(feedAudio.pathname, media.make('ig-feed-audio.m4a', 38.96), 'audio/mp4');
+  });
+
+  it('asks the logged-out GraphQL API with the page\'s LSD token when the page carries no post', async () => {
+    graphqlCalls.length = 0;
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/metadata?url=${q('https://www.instagram.com/reel/DZghoo7PAzi/')}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(graphqlCalls).toHaveLength(1);
+    const call = graphqlCalls[0];
+    // The token of the page's __eqmc script, the post's pk decoded from its shortcode, the configured doc_id.
+    expect(call.lsd).toBe('AdRlbtmZsFfBKe5nujEz692xU1g');
+    expect(call.form.get('lsd')).toBe('AdRlbtmZsFfBKe5nujEz692xU1g');
+    expect(call.form.get('doc_id')).toBe('27130156389949648');
+    expect(JSON.parse(call.form.get('variables')!)).toEqual({ media_id: '3918279604069731554' });
+    expect(call.appId).toBe('936619743392459');
+    expect(reply.body).toMatchObject({
+      type: 'video',
+      id: 'DZghoo7PAzi',
+      author: { handle: 'fixture_user_4' },
+      counts: { likes: 11647, comments: 215, views: 148889 },
+      publishedAt: new Date(1781315520 * 1000).toISOString(),
+    });
+    expect(reply.body.durationSeconds).toBeCloseTo(38.96, 1);
+    expect(upstream.requests).not.toContain('GET /p/DZghoo7PAzi/embed/captioned/');
+  });
+
+  it('transcribes a GraphQL item from its DASH manifest\'s audio-only representation', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const reply = await get(`/v1/instagram/transcript?url=${q('https://www.instagram.com/reel/DZghoo7PAzi/')}`, key);
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body).toMatchObject({ aiGenerated: true, platform: 'instagram', videoId: 'DZghoo7PAzi' });
+    expect(upstream.requests).toContain(`GET ${feedAudio.pathname}`);
+    expect(stt.calls.length).toBeGreaterThan(0);
   });
 
   it('gives metadata from the 2026 reel page\'s xig_polaris_media', async () => {
@@ -304,15 +355,18 @@ describe('Instagram: embedded Relay data, the embed page', () => {
     expect(reply.body.description).toMatch(/^Mars in motion!/);
   });
 
-  it('a reel without sound, a gated post and a copyright-blocked reel are clear 4xx, charged nothing', async () => {
+  it('a reel without sound, a login-walled post, a copyright-blocked reel and a rate limit are clear errors, charged nothing', async () => {
     const key = await server.createKey('Free', { credits: 10 });
     const silent = await get(`/v1/instagram/transcript?url=${q('https://www.instagram.com/reel/CDUMkliABpb/')}`, key);
     expect(silent.status, JSON.stringify(silent.body)).toBe(404);
     expect(silent.body.error.code).toBe('TRANSCRIPT_UNAVAILABLE');
     expect(silent.body.error.message).toContain('no sound');
+    // A login wall: this server logged out is refused; cookies or another address are the way out.
     const gated = await get(`/v1/metadata?url=${q('https://www.instagram.com/reel/CDUMkliABpc/')}`, key);
-    expect(gated.status, JSON.stringify(gated.body)).toBe(403);
-    expect(gated.body.error.code).toBe('CONTENT_UNAVAILABLE');
+    expect(gated.status, JSON.stringify(gated.body)).toBe(503);
+    expect(gated.body.error.code).toBe('UPSTREAM_BLOCKED');
+    expect(gated.body.error.message).toContain('GLEANER_COOKIES_FILE');
+    expect(gated.body.error.message).toContain('GLEANER_PROXY_URL_INSTAGRAM');
     const blocked = await get(`/v1/instagram/transcript?url=${q('https://www.instagram.com/reel/DbN6SsKum-9/')}`, key);
     expect(blocked.status, JSON.stringify(blocked.body)).toBe(403);
     expect(blocked.body.error.message).toContain('copyright');

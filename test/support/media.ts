@@ -67,7 +67,7 @@ export interface MediaServer {
   /** Serves a local file at a path, with a content type. */
   serve(urlPath: string, file: string, contentType: string): void;
   /** Answers a path with a function of the request (API replies that depend on the query). */
-  route(urlPath: string, answer: (url: URL, req: http.IncomingMessage) => { status?: number; type?: string; body: string }): void;
+  route(urlPath: string, answer: (url: URL, req: http.IncomingMessage, body: string) => { status?: number; type?: string; body: string; headers?: Record<string, string> }): void;
   /** Serves a fixed body (with extra headers, e.g. Set-Cookie). */
   serveBody(urlPath: string, body: string | Buffer, contentType: string, headers?: Record<string, string | string[]>, status?: number): void;
   close(): Promise<void>;
@@ -96,8 +96,13 @@ export async function startMediaServer(): Promise<MediaServer> {
     }
     const dynamic = handlers.get(urlPath);
     if (dynamic) {
-      const answer = dynamic(new URL(req.url ?? '/', 'http://x'), req);
-      res.writeHead(answer.status ?? 200, { 'content-type': answer.type ?? 'application/json' }).end(answer.body);
+      // The request's body (a form or JSON an API call posts) is read before the answer is made.
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const answer = dynamic(new URL(req.url ?? '/', 'http://x'), req, Buffer.concat(chunks).toString('utf8'));
+        res.writeHead(answer.status ?? 200, { ...answer.headers, 'content-type': answer.type ?? 'application/json' }).end(answer.body);
+      });
       return;
     }
     const route = routes.get(urlPath);

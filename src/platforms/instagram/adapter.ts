@@ -1,9 +1,11 @@
 /**
- * Instagram posts and reels for a logged-out visitor, in the order the 2026 pages allow: the
- * post page's embedded Relay data (xig_polaris_media → if_not_gated_logged_out, item.ts), then
- * the embed page (embed.ts), then the page's meta tags (meta.ts, what pages carried until 2024).
- * Not built: the logged-out /api/graphql flow (LSD token, doc_id) and the cookie-authenticated
- * /api/v1/media/{pk}/info/ call yt-dlp also uses.
+ * Instagram posts and reels, in the order the 2026 pages allow: the post page's embedded Relay
+ * data (xig_polaris_media → if_not_gated_logged_out, item.ts); the logged-out GraphQL query the
+ * page would run itself (api.ts, with the page's LSD token); with a session cookie in
+ * GLEANER_COOKIES_FILE, the media-info API (api.ts); the embed page (embed.ts); and last the
+ * page's meta tags (meta.ts, what pages carried until 2024). A login wall no source gets past is
+ * UPSTREAM_BLOCKED naming cookies and proxies; with cookies that still see nothing, the post is
+ * not visible to that account (a clear 403).
  */
 import type { HttpClient } from '../../net/http.js';
 import { GleanerError } from '../../errors.js';
@@ -14,11 +16,16 @@ import { parseInstagramUrl, type InstagramRef } from './url.js';
 import { postFromItem, type IgItem } from './item.js';
 import { embedContext, postFromEmbed } from './embed.js';
 import { postFromMetaTags } from './meta.js';
+import { graphqlItem, hasSession, mediaInfoItem, pageSession, shortcodeToPk, type GraphqlAnswer } from './api.js';
+import { blocked } from '../refusal.js';
 
-type Gate = { found: false } | { found: true; item: IgItem | null };
+export interface InstagramOptions {
+  /** GLEANER_INSTAGRAM_DOC_ID: the logged-out post query's doc_id. */
+  docId: string;
+}
 
 /** The page's xig_polaris_media: the item when shown to logged-out visitors, null when gated. */
-function polarisMedia(html: string): Gate {
+function polarisMedia(html: string): GraphqlAnswer {
   const holder = findObject(
     relayResults(html).map((r) => r.data),
     (n) => 'xig_polaris_media' in n,
@@ -40,22 +47,45 @@ async function fromEmbed(http: HttpClient, ref: InstagramRef, signal?: AbortSign
   return context ? postFromEmbed(context, ref.code) : undefined;
 }
 
-export async function fetchInstagram(http: HttpClient, url: URL, signal?: AbortSignal): Promise<PlatformPost> {
+/** The logged-out GraphQL query; a failed call is one source fewer, not the answer (the caller has others). */
+async function fromGraphql(http: HttpClient, html: string, pk: string, options: InstagramOptions, referer: string, signal?: AbortSignal): Promise<GraphqlAnswer> {
+  const session = pageSession(html);
+  if (!session) return { found: false };
+  try {
+    return await graphqlItem(http, pk, session, options.docId, referer, signal);
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    return { found: false };
+  }
+}
+
+export async function fetchInstagram(http: HttpClient, url: URL, options: InstagramOptions, signal?: AbortSignal): Promise<PlatformPost> {
   const ref = parseInstagramUrl(url);
   if (!ref) throw new GleanerError('UNSUPPORTED_URL', `${url} is not an Instagram post or reel URL.`);
   const pageUrl = `https://www.instagram.com/${ref.kind}/${ref.code}/`;
+  const pk = shortcodeToPk(ref.code);
   const page = await fetchPlatform(http, pageUrl, 'The Instagram post', { signal });
-  const loginWall = new GleanerError('CONTENT_UNAVAILABLE', `Instagram asks for a login to see post ${ref.code} (it may be private or age-restricted).`);
-  if (new URL(page.url).pathname.startsWith('/accounts/login')) {
-    const embedded = await fromEmbed(http, ref, signal);
-    if (embedded) return embedded;
-    throw loginWall;
-  }
-  const html = page.text();
+  const walled = new URL(page.url).pathname.startsWith('/accounts/login');
+  const html = walled ? '' : page.text();
   const polaris = polarisMedia(html);
   if (polaris.found && polaris.item) return postFromItem(polaris.item, ref.code);
+  // A post the page already shows as gated is gated for the same query through the API.
+  let gated = polaris.found;
+  if (!walled && !gated) {
+    const answer = await fromGraphql(http, html, pk, options, pageUrl, signal);
+    if (answer.found && answer.item) return postFromItem(answer.item, ref.code);
+    gated = answer.found;
+  }
+  const loggedIn = hasSession(http);
+  if (loggedIn) {
+    const item = await mediaInfoItem(http, pk, pageUrl, signal);
+    if (item) return postFromItem(item, ref.code);
+  }
   const embedded = await fromEmbed(http, ref, signal);
   if (embedded) return embedded;
-  if (polaris.found) throw loginWall;
+  if (walled || gated) {
+    if (loggedIn) throw new GleanerError('CONTENT_UNAVAILABLE', `Instagram does not show post ${ref.code} to the logged-in account of GLEANER_COOKIES_FILE either: it may be private, or removed.`);
+    throw blocked('instagram', `it shows post ${ref.code} only to logged-in visitors (a login wall: the post may be private or age-restricted, or this address has made too many logged-out requests)`);
+  }
   return postFromMetaTags(html, ref, pageUrl);
 }

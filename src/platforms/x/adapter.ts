@@ -27,8 +27,11 @@ async function status(http: HttpClient, id: string, options: XOptions, signal?: 
     try {
       return await syndicationStatus(http, id, signal);
     } catch (fallback) {
-      // The post's own state (gone, tombstoned) is the answer; a second refusal is X's.
-      if (fallback instanceof GleanerError && fallback.code !== 'UPSTREAM_ERROR') throw fallback;
+      // The post's own state (gone, tombstoned) is the answer; a second refusal is X's, told with
+      // the first one's reason (which says when login cookies were refused).
+      const refused = fallback instanceof GleanerError && fallback.code === 'UPSTREAM_BLOCKED';
+      if (fallback instanceof GleanerError && fallback.code !== 'UPSTREAM_ERROR' && !refused) throw fallback;
+      if (refused) throw blocked('x', `${error.message}, and its syndication API refused this server too`);
       throw error.kind === 'changed' ? changed('x', `the guest API (${error.message})`) : blocked('x', `${error.message}, and its syndication API failed too`);
     }
   }

@@ -3,7 +3,8 @@
  * with the public web client's bearer token, then the post. Its reply is the richest (reposts,
  * bookmarks, views), but guest tokens are rate limited each (429, error 88) and go bad (403,
  * error 239, "Bad guest token"): a bad or limited token is replaced by a fresh one, and when X
- * keeps refusing, the caller falls back to the syndication API (GuestRefused).
+ * keeps refusing, the caller falls back to the syndication API (GuestRefused). With X's login
+ * cookies in GLEANER_COOKIES_FILE the API is asked as that logged-in user instead, without a guest token.
  */
 import type { HttpClient } from '../../net/http.js';
 import { GleanerError } from '../../errors.js';
@@ -133,6 +134,18 @@ function errorCodes(response: { text(): string }): number[] {
   }
 }
 
+/**
+ * The headers of a logged-in web client when GLEANER_COOKIES_FILE holds X's login cookies: the
+ * cookies themselves travel with every request to x.com, and X also wants ct0 echoed as
+ * x-csrf-token. Such requests carry no guest token (yt-dlp's twitter.py does the same).
+ */
+function loginSession(http: HttpClient): Record<string, string> | undefined {
+  const authToken = http.cookie(API, 'auth_token');
+  const csrf = http.cookie(API, 'ct0');
+  if (!authToken || !csrf) return undefined;
+  return { 'x-csrf-token': csrf, 'x-twitter-auth-type': 'OAuth2Session', 'x-twitter-active-user': 'yes', 'x-twitter-client-language': 'en' };
+}
+
 /** The post's result object as X's GraphQL API gives it, or GuestRefused when X will not answer guests. */
 async function tweetResult(http: HttpClient, id: string, options: XOptions, signal?: AbortSignal): Promise<TweetResult | undefined> {
   const query = new URLSearchParams({
@@ -141,16 +154,19 @@ async function tweetResult(http: HttpClient, id: string, options: XOptions, sign
     fieldToggles: JSON.stringify({ withArticleRichContentState: false }),
   });
   const endpoint = `${API}/graphql/${options.queryId}/TweetResultByRestId?${query}`;
+  const session = loginSession(http);
   let last = '';
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const token = await guestToken(http, options, signal, attempt > 0);
-    const headers = { authorization: `Bearer ${options.bearerToken}`, 'x-guest-token': token, 'content-type': 'application/json', 'user-agent': DESKTOP_HEADERS['user-agent'] };
+  // A logged-in session is one identity: a second try with it would meet the same refusal.
+  for (let attempt = 0; attempt < (session ? 1 : ATTEMPTS); attempt++) {
+    const base = { authorization: `Bearer ${options.bearerToken}`, 'content-type': 'application/json', 'user-agent': DESKTOP_HEADERS['user-agent'] };
+    const headers = session ? { ...base, ...session } : { ...base, 'x-guest-token': await guestToken(http, options, signal, attempt > 0) };
     // No client-side retry of a 429: the same token stays limited, a fresh one is the remedy.
     const response = await http.fetch(endpoint, { headers, signal, retries: 0 });
     const codes = response.status >= 400 || response.text().includes('"errors"') ? errorCodes(response) : [];
     const refusedToken = response.status === 401 || response.status === 403 || response.status === 429 || codes.includes(RATE_LIMITED) || codes.includes(BAD_GUEST_TOKEN);
     if (refusedToken) {
       last = `api.x.com answered ${response.status}${codes.length ? ` (error ${codes.join(', ')})` : ''}`;
+      if (session) throw new GuestRefused('blocked', `${last} to the login cookies (auth_token, ct0) of GLEANER_COOKIES_FILE; they may have expired`);
       guestTokens.delete(options.bearerToken);
       continue;
     }

@@ -35,7 +35,7 @@ export async function syndicationStatus(http: HttpClient, id: string, signal?: A
   // The widget's CDN answers crawlers; a browser's user agent gets no more.
   const response = await http.fetch(url, { headers: { 'user-agent': 'Googlebot', accept: 'application/json' }, signal, retries: 1 });
   if (response.status === 404) throw new GleanerError('CONTENT_NOT_FOUND', `X post ${id} does not exist, or was deleted.`);
-  if (response.status === 429 || response.status === 403) throw blocked('x', `its syndication API answered ${response.status} for post ${id} (after the guest API refused too)`);
+  if (response.status === 429 || response.status === 403) throw blocked('x', `its syndication API answered ${response.status} for post ${id}`);
   if (response.status >= 400) throw new GleanerError('UPSTREAM_ERROR', `X's syndication API answered ${response.status} for post ${id}.`);
   let reply: SyndicationReply;
   try {
