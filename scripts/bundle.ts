@@ -26,9 +26,10 @@ fs.cpSync(path.join(root, 'dist'), path.join(stage, 'dist'), { recursive: true, 
 for (const file of ['manifest.json', 'package.json', 'package-lock.json', 'README.md', 'LICENSE', 'icon.png', '.mcpbignore']) {
   if (fs.existsSync(path.join(root, file))) fs.copyFileSync(path.join(root, file), path.join(stage, file));
 }
-// From the lockfile, production dependencies only, with their install scripts (a native module
-// still gets built or fetched for this machine: the bundle is then only good for this platform).
-sh(npm, ['ci', '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], stage);
+// From the lockfile, production dependencies only, and no optional ones: the only optional
+// dependency is msgpackr's native accelerator (through BullMQ), which falls back to plain
+// JavaScript, so the bundle holds no native module and runs on every platform the manifest names.
+sh(npm, ['ci', '--omit=dev', '--omit=optional', '--no-audit', '--no-fund', '--prefer-offline'], stage);
 
 fs.rmSync(output, { force: true });
 sh(npx, ['mcpb', 'pack', stage, output]);
