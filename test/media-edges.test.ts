@@ -85,12 +85,13 @@ describe('media edges', () => {
     expect(await credits(key)).toBe(100);
   });
 
-  it('an Instagram post behind the login wall is CONTENT_UNAVAILABLE (403), free', async () => {
+  // A wall no logged-out source gets past is a refusal of this server (cookies or another exit help), not of the post.
+  it('an Instagram post behind the login wall is UPSTREAM_BLOCKED (503) naming the cookies file, free', async () => {
     const key = await server.createKey('Free');
     for (const route of ['/v1/instagram/transcript', '/v1/metadata']) {
       const reply = await server.request('GET', `${route}?url=${encodeURIComponent('https://www.instagram.com/p/PRIVATEpost1/')}`, { apiKey: key });
-      expect({ route, status: reply.status, code: reply.body.error?.code }).toEqual({ route, status: 403, code: 'CONTENT_UNAVAILABLE' });
-      expect(reply.body.error.message).toContain('login');
+      expect({ route, status: reply.status, code: reply.body.error?.code }).toEqual({ route, status: 503, code: 'UPSTREAM_BLOCKED' });
+      expect(reply.body.error.message).toContain('GLEANER_COOKIES_FILE');
     }
     expect(await credits(key)).toBe(100);
   });
