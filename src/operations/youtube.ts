@@ -136,28 +136,65 @@ interface BatchTranscriptItem {
   message?: string;
 }
 
+/**
+ * The videos a batch names: exactly one of videoIds, playlistId or channelId (the Supadata SDK's
+ * batch source); `limit` caps how many a playlist or channel gives.
+ */
+const channelId = z.string().min(1).max(300).describe('Channel id (UC...), @handle, or channel URL (/channel/, /@, /c/, /user/)');
+const playlistId = z.string().min(1).max(2048).describe('Playlist id (PL...) or playlist URL');
+
+const batchSource = {
+  videoIds: z.array(z.string().min(1).max(2048)).min(1).max(50).optional().describe('Up to 50 video ids or URLs'),
+  playlistId: playlistId.optional(),
+  channelId: channelId.optional(),
+  limit: z.number().int().min(1).max(50).default(10).describe('Most videos read from the playlist or channel (1 to 50)'),
+};
+type BatchSource = { videoIds?: string[]; playlistId?: string; channelId?: string; limit: number };
+
+const oneSource = (sources: Array<'urls' | 'videoIds' | 'playlistId' | 'channelId'>) => (input: Partial<BatchSource> & { urls?: string[] }, ctx: z.RefinementCtx): void => {
+  const given = sources.filter((name) => input[name] !== undefined);
+  const names = `${sources.slice(0, -1).join(', ')} or ${sources.at(-1)}`;
+  if (given.length === 0) ctx.addIssue({ code: 'custom', path: ['videoIds'], message: `give one of ${names}` });
+  if (given.length > 1) ctx.addIssue({ code: 'custom', path: [given[1]], message: `give only one of ${names} (got ${given.join(' and ')})` });
+};
+
+async function batchRefs(input: BatchSource, ctx: OperationContext): Promise<string[]> {
+  if (input.playlistId) return (await youtubePlaylistVideos(ctx.services.http, input.playlistId, input.limit, ctx.log)).videoIds;
+  if (input.channelId) return (await youtubeChannelVideos(ctx.services.http, input.channelId, { type: 'video', limit: input.limit }, ctx.log)).videoIds;
+  return input.videoIds ?? [];
+}
+
 export const youtubeTranscriptBatch = defineOperation({
   name: 'youtube_transcript_batch',
   title: 'YouTube transcripts of many videos',
   description:
-    'Returns the transcripts of up to 50 YouTube videos at once, one result per URL in the order given: either the transcript or an errorCode with a message (a bad URL, a video without captions, a private video). Costs 1 credit per caption transcript returned (2 per started minute where speech to text made it); failed items cost nothing (creditsUsed says the total). Pro plan or higher.',
+    'Returns the transcripts of up to 50 YouTube videos, one result per video in order: either the transcript or an errorCode with a message (a bad URL, a video without captions, a private video). Give urls (answered at once) or exactly one of videoIds, playlistId or channelId (the Supadata SDK\'s shape: runs as a job; its result is the same reply, also at GET /v1/youtube/batch/{jobId}). Costs 1 credit per caption transcript returned (2 per started minute where speech to text made it); failed items cost nothing (creditsUsed says the total). Pro plan or higher.',
   http: { method: 'POST', path: '/v1/youtube/transcript/batch', aliases: ['/v1/vidsite/transcript/batch'] },
-  input: z.object({
-    urls: z.array(z.string().max(2048)).min(1).max(50).describe('1 to 50 video URLs (or ids)'),
-    lang: langCode('Preferred caption language for every video').optional(),
-  }),
+  input: z
+    .object({
+      urls: z.array(z.string().max(2048)).min(1).max(50).optional().describe('1 to 50 video URLs (or ids); the reply comes at once'),
+      ...batchSource,
+      lang: langCode('Preferred caption language for every video').optional(),
+      text: z.boolean().default(false).describe('Each transcript as one plain string instead of segments'),
+    })
+    .superRefine(oneSource(['urls', 'videoIds', 'playlistId', 'channelId'])),
   output: transcriptBatchReply,
   plan: 'Pro',
-  cost: { reserve: (input) => input.urls.length, settle: (_input, result: { creditsUsed: number }) => result.creditsUsed },
+  cost: {
+    reserve: (input) => input.urls?.length ?? input.videoIds?.length ?? input.limit,
+    settle: (_input, result: { creditsUsed: number }) => result.creditsUsed,
+  },
   kind: 'sync',
+  jobWhen: (input) => input.urls === undefined,
   readOnly: true,
   openWorld: true,
   async run(input, ctx) {
-    const results = await inOrder(input.urls, BATCH_WIDTH, async (url): Promise<BatchTranscriptItem> => {
+    const refs = input.urls ?? (await batchRefs(input, ctx));
+    const results = await inOrder(refs, BATCH_WIDTH, async (url): Promise<BatchTranscriptItem> => {
       let videoId: string | null = null;
       try {
         videoId = parseVideoRef(url);
-        const transcript = await transcriptFor(videoId, { lang: input.lang, timestamps: true }, ctx);
+        const transcript = await transcriptFor(videoId, { lang: input.lang, timestamps: true, text: input.text }, ctx);
         return { url, videoId, transcript };
       } catch (error) {
         const failure = toGleanerError(error);
@@ -266,8 +303,6 @@ export const youtubeSearchOp = defineOperation({
   },
 });
 
-const channelId = z.string().min(1).max(300).describe('Channel id (UC...), @handle, or channel URL (/channel/, /@, /c/, /user/)');
-const playlistId = z.string().min(1).max(2048).describe('Playlist id (PL...) or playlist URL');
 
 export const youtubeChannelOp = defineOperation({
   name: 'youtube_channel',
@@ -349,33 +384,20 @@ export const youtubeVideoBatch = defineOperation({
   name: 'youtube_video_batch',
   title: 'Metadata of many YouTube videos',
   description:
-    'Returns the metadata of many YouTube videos (title, description, duration, channel, tags, thumbnail, upload date, views, likes, caption languages): give exactly one of videoIds (up to 50), playlistId or channelId (its latest uploads); limit (1 to 50, default 10) caps how many videos of a playlist or channel are read. One result per video with the video or an errorCode. Costs 1 credit, nothing when no video could be read. Pro plan or higher.',
+    'Returns the metadata of many YouTube videos (title, description, duration, channel, tags, thumbnail, upload date, views, likes, caption languages): give exactly one of videoIds (up to 50), playlistId or channelId (its latest uploads); limit (1 to 50, default 10) caps how many videos of a playlist or channel are read. Runs as a job (poll GET /v1/jobs/{jobId} or /v1/youtube/batch/{jobId}): one result per video with the video or an errorCode. Costs 1 credit, nothing when no video could be read. Pro plan or higher.',
   http: { method: 'POST', path: '/v1/youtube/video/batch', aliases: ['/v1/vidsite/video/batch'] },
-  input: z
-    .object({
-      videoIds: z.array(z.string().min(1).max(2048)).min(1).max(50).optional().describe('Up to 50 video ids or URLs'),
-      playlistId: playlistId.optional(),
-      channelId: channelId.optional(),
-      limit: z.number().int().min(1).max(50).default(10).describe('Most videos read from the playlist or channel (1 to 50)'),
-    })
-    .superRefine((input, ctx) => {
-      const given = (['videoIds', 'playlistId', 'channelId'] as const).filter((name) => input[name] !== undefined);
-      if (given.length === 0) ctx.addIssue({ code: 'custom', path: ['videoIds'], message: 'give one of videoIds, playlistId or channelId' });
-      if (given.length > 1) ctx.addIssue({ code: 'custom', path: [given[1]], message: `give only one of videoIds, playlistId or channelId (got ${given.join(' and ')})` });
-    }),
+  input: z.object(batchSource).superRefine(oneSource(['videoIds', 'playlistId', 'channelId'])),
   output: videoBatchReply,
   plan: 'Pro',
   // Failed work charges nothing: a batch in which every item failed is free.
   cost: { reserve: () => 1, settle: (_input, result: { stats: { succeeded: number } }) => (result.stats.succeeded > 0 ? 1 : 0) },
-  kind: 'sync',
+  // A job, as the Supadata SDK expects: GET /v1/jobs/{jobId} or /v1/youtube/batch/{jobId} gives the results.
+  kind: 'job',
   readOnly: true,
   openWorld: true,
   async run(input, ctx) {
     const http = ctx.services.http;
-    let refs: string[];
-    if (input.playlistId) refs = (await youtubePlaylistVideos(http, input.playlistId, input.limit, ctx.log)).videoIds;
-    else if (input.channelId) refs = (await youtubeChannelVideos(http, input.channelId, { type: 'video', limit: input.limit }, ctx.log)).videoIds;
-    else refs = input.videoIds ?? [];
+    const refs = await batchRefs(input, ctx);
     const yt = await innertube(http);
     const results = await inOrder(refs, BATCH_WIDTH, async (ref): Promise<VideoBatchItem> => {
       try {

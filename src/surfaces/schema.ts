@@ -28,7 +28,10 @@ export function inputJsonSchema(operation: AnyOperation): JsonSchema {
 /** The zod schema of what a successful call answers: the output, or for a job the job record. */
 export function replySchema(operation: AnyOperation): z.ZodType {
   let schema = replies.get(operation);
-  if (!schema) replies.set(operation, (schema = operation.kind === 'job' ? jobReply(operation.output) : operation.output));
+  if (!schema) {
+    schema = operation.kind === 'job' ? jobReply(operation.output) : operation.jobWhen ? z.union([operation.output, jobReply(operation.output)]) : operation.output;
+    replies.set(operation, schema);
+  }
   return schema;
 }
 

@@ -86,6 +86,14 @@ export function openApiDocument(operations: AnyOperation[], serverUrl = '/') {
         content: { 'application/json': { schema: { $ref: `#/components/schemas/${operation.name}_reply` } } },
       },
     };
+    // An operation that runs as a job for some inputs (see Operation.jobWhen) also answers 202 with the job.
+    if (operation.jobWhen && operation.kind === 'sync') {
+      responses['202'] = {
+        description: 'The job, started for this shape of input (poll GET /v1/jobs/{jobId})',
+        headers: { ...RATE_HEADERS, ...CREDIT_HEADERS, ...RESERVED_HEADER },
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${operation.name}_reply` } } },
+      };
+    }
     for (const status of errorStatuses(operation)) {
       responses[String(status)] = {
         description: ERROR_DESCRIPTIONS[status],
