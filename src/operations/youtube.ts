@@ -253,6 +253,34 @@ export const youtubeTranscriptTranslate = defineOperation({
 /** Results per charged search page (1 credit each). */
 const SEARCH_PAGE = 50;
 
+/** How far back each of the SDK's uploadDate windows reaches, in hours. */
+const UPLOAD_WINDOW_HOURS = { hour: 1, today: 24, week: 24 * 7, month: 24 * 31, year: 24 * 366 } as const;
+
+/** The search filters with the Supadata SDK's synonyms turned into Gleaner's own. */
+function searchOptions<I extends {
+  duration?: 'short' | 'medium' | 'long' | 'all';
+  sortBy: 'relevance' | 'date' | 'viewCount' | 'rating' | 'views';
+  definition: 'any' | 'high' | 'standard';
+  caption: 'any' | 'closedCaption' | 'none';
+  publishedAfter?: string;
+  pageToken?: string;
+  nextPageToken?: string;
+  uploadDate?: keyof typeof UPLOAD_WINDOW_HOURS | 'all';
+  features?: Array<'hd' | 'subtitles'>;
+}>(input: I) {
+  const { nextPageToken, uploadDate, features = [], ...rest } = input;
+  const since = uploadDate && uploadDate !== 'all' ? new Date(Date.now() - UPLOAD_WINDOW_HOURS[uploadDate] * 3_600_000).toISOString() : undefined;
+  return {
+    ...rest,
+    duration: input.duration === 'all' ? undefined : input.duration,
+    sortBy: input.sortBy === 'views' ? ('viewCount' as const) : input.sortBy,
+    definition: features.includes('hd') ? ('high' as const) : input.definition,
+    caption: features.includes('subtitles') ? ('closedCaption' as const) : input.caption,
+    publishedAfter: input.publishedAfter ?? since,
+    pageToken: input.pageToken ?? nextPageToken,
+  };
+}
+
 export const youtubeSearchOp = defineOperation({
   name: 'youtube_search',
   title: 'Search YouTube',
@@ -262,9 +290,9 @@ export const youtubeSearchOp = defineOperation({
   input: z.object({
     query: z.string().min(1).max(500).describe('What to search for (up to 500 characters)'),
     type: z.enum(['all', 'video', 'channel', 'playlist']).default('all').describe('Kind of results'),
-    duration: z.enum(['short', 'medium', 'long']).optional().describe('Video length: short (under 3 minutes), medium (3 to 20), long (over 20)'),
+    duration: z.enum(['short', 'medium', 'long', 'all']).optional().describe('Video length: short (under 3 minutes), medium (3 to 20), long (over 20); all: any'),
     sortBy: z
-      .enum(['relevance', 'date', 'viewCount', 'rating'])
+      .enum(['relevance', 'date', 'viewCount', 'rating', 'views'])
       .default('relevance')
       .describe('Order of results; YouTube may now honour only relevance and viewCount'),
     definition: z
@@ -282,6 +310,10 @@ export const youtubeSearchOp = defineOperation({
     publishedBefore: z.iso.datetime({ offset: true }).optional().describe('RFC 3339; compared with each result\'s shown age (approximate)'),
     limit: z.number().int().min(1).max(5000).default(20).describe('Most results to return (1 to 5000); pages are fetched automatically'),
     pageToken: z.string().min(1).max(8192).optional().describe('nextPageToken of an earlier reply with the same query, to continue from there'),
+    // The Supadata SDK's names for some of the filters above.
+    nextPageToken: z.string().min(1).max(8192).optional().describe('Same as pageToken'),
+    uploadDate: z.enum(['all', 'hour', 'today', 'week', 'month', 'year']).optional().describe('Uploaded within the last hour, day, week, month or year (sets publishedAfter)'),
+    features: z.array(z.enum(['hd', 'subtitles'])).max(2).optional().describe('hd: as definition=high; subtitles: as caption=closedCaption'),
   }),
   output: searchReply,
   plan: 'Free',
@@ -296,7 +328,7 @@ export const youtubeSearchOp = defineOperation({
   openWorld: true,
   async run(input, ctx) {
     const limit = Math.min(input.limit, ctx.budget * SEARCH_PAGE);
-    const { query, results, nextPageToken, totalResults } = await youtubeSearch(ctx.services.http, { ...input, limit });
+    const { query, results, nextPageToken, totalResults } = await youtubeSearch(ctx.services.http, { ...searchOptions(input), limit });
     // Cut short by the balance: the reply says so, and nextPageToken continues once credits return.
     const short = limit < input.limit && results.length >= limit && nextPageToken !== null;
     return { query, results, nextPageToken, totalResults, ...(short ? { stoppedOn: 'credits' as const } : {}) };
