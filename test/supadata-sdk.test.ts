@@ -45,6 +45,18 @@ describe('@supadata/js 1.4.0 against Gleaner', () => {
   it('transcript, metadata, youtube.transcript, youtube.translate', async () => {
     const general = await sdk.transcript({ url: 'https://youtu.be/GJLlxj_dtq8', text: true });
     expect('content' in general && general.content).toContain('Hey, this is just a test');
+    // chunkSize joins the recorded segments (24, 35 and 45 characters) into chunks of up to 70.
+    const chunks = await sdk.transcript({ url: 'https://youtu.be/GJLlxj_dtq8', chunkSize: 70, mode: 'native' });
+    expect('content' in chunks && chunks.content).toEqual([
+      { text: 'Hey, this is just a test this is not the original transcript', offset: 0, duration: 5700, lang: 'en' },
+      { text: 'just something shorter, I made up for testing', offset: 5700, duration: 3239, lang: 'en' },
+    ]);
+    // mode=native never sends media to speech to text: a file without captions is refused, free.
+    const before = await credits();
+    const native = await server.request('GET', `/v1/transcript?url=${encodeURIComponent(`${site.origin}/clip.mp4`)}&mode=native`, { apiKey: key });
+    expect(native.status).toBe(404);
+    expect(native.body.error).toMatchObject({ code: 'TRANSCRIPT_UNAVAILABLE', message: expect.stringContaining('mode=native') });
+    expect(await credits()).toBe(before);
     const meta = await sdk.metadata({ url: 'https://www.youtube.com/watch?v=kX3nB4PpJko' });
     expect(meta).toMatchObject({ platform: 'youtube', id: 'kX3nB4PpJko' });
     const yt = await sdk.youtube.transcript({ videoId: 'GJLlxj_dtq8', lang: 'de' });

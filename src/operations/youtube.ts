@@ -30,11 +30,11 @@ export const youtubeTranscriptHooks: { fallback?: (ctx: OperationContext) => Tra
 
 const langCode = (what: string) => languageCode.describe(what);
 
-function transcriptDeps(ctx: OperationContext, aiTranslation: boolean) {
+function transcriptDeps(ctx: OperationContext, aiTranslation: boolean, captionsOnly = false) {
   return {
     http: ctx.services.http,
     store: ctx.services.store,
-    fallback: youtubeTranscriptHooks.fallback?.(ctx),
+    fallback: captionsOnly ? undefined : youtubeTranscriptHooks.fallback?.(ctx),
     youtube: { clients: ctx.services.config.GLEANER_YOUTUBE_CLIENTS, poTokenProvider: ctx.services.config.GLEANER_YOUTUBE_POT_PROVIDER_URL },
     ...(aiTranslation ? { translator: aiTranslator(ctx) } : {}),
   };
@@ -55,10 +55,10 @@ function aiTranslator(ctx: OperationContext): SegmentTranslator {
 /** One YouTube transcript in the reply shape (shared by the operations and the URL handler). */
 export async function transcriptFor(
   videoId: string,
-  options: { lang?: string; translate?: string; timestamps: boolean; text?: boolean; aiTranslation?: boolean },
+  options: { lang?: string; translate?: string; timestamps: boolean; text?: boolean; aiTranslation?: boolean; captionsOnly?: boolean },
   ctx: OperationContext,
 ): Promise<TranscriptResponse> {
-  const { transcript, cached } = await youtubeTranscript(transcriptDeps(ctx, options.aiTranslation ?? false), { videoId, lang: options.lang, translate: options.translate });
+  const { transcript, cached } = await youtubeTranscript(transcriptDeps(ctx, options.aiTranslation ?? false, options.captionsOnly), { videoId, lang: options.lang, translate: options.translate });
   return renderTranscript(transcript, { timestamps: options.timestamps, text: options.text, cached });
 }
 
