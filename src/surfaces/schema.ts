@@ -35,6 +35,15 @@ export function replySchema(operation: AnyOperation): z.ZodType {
   return schema;
 }
 
+/**
+ * The REST success bodies by status: what a sync call answers (200) and, for an operation that
+ * runs as a job for some inputs (Operation.jobWhen), the job it starts (202).
+ */
+export function successJsonSchemas(operation: AnyOperation): { reply: JsonSchema; job?: JsonSchema } {
+  if (!(operation.jobWhen && operation.kind === 'sync')) return { reply: replyJsonSchema(operation) };
+  return { reply: toJson(operation.output, 'output'), job: toJson(jobReply(operation.output), 'output') };
+}
+
 export function replyJsonSchema(operation: AnyOperation): JsonSchema {
   let schema = replyJson.get(operation);
   if (!schema) replyJson.set(operation, (schema = toJson(replySchema(operation), 'output')));

@@ -8,7 +8,7 @@ import { ERROR_CODES } from '../../errors.js';
 import type { AnyOperation } from '../../operations/define.js';
 import { errorBody } from '../../operations/outputs.js';
 import { buildRoutes, type Route } from './routes.js';
-import { inputJsonSchema, replyJsonSchema } from '../schema.js';
+import { inputJsonSchema, successJsonSchemas } from '../schema.js';
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid request: a parameter is missing, unknown or out of bounds, or the URL is not allowed',
@@ -64,7 +64,11 @@ export function openApiDocument(operations: AnyOperation[], serverUrl = '/') {
     Error: z.toJSONSchema(errorBody, { target: 'draft-2020-12', io: 'output' }),
   };
   delete (schemas.Error as Record<string, unknown>).$schema;
-  for (const operation of operations) schemas[`${operation.name}_reply`] = replyJsonSchema(operation);
+  for (const operation of operations) {
+    const { reply, job } = successJsonSchemas(operation);
+    schemas[`${operation.name}_reply`] = reply;
+    if (job) schemas[`${operation.name}_job`] = job;
+  }
 
   for (const route of buildRoutes(operations)) {
     const { operation } = route;
@@ -91,7 +95,7 @@ export function openApiDocument(operations: AnyOperation[], serverUrl = '/') {
       responses['202'] = {
         description: 'The job, started for this shape of input (poll GET /v1/jobs/{jobId})',
         headers: { ...RATE_HEADERS, ...CREDIT_HEADERS, ...RESERVED_HEADER },
-        content: { 'application/json': { schema: { $ref: `#/components/schemas/${operation.name}_reply` } } },
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${operation.name}_job` } } },
       };
     }
     for (const status of errorStatuses(operation)) {
