@@ -1,11 +1,13 @@
 /**
  * The unmodified Supadata JavaScript SDK (@supadata/js 1.4.0) pointed at a real Gleaner server on
  * loopback: YouTube from the recorded replies (test/fixtures/youtube), web pages from a local
- * fixture site, video analysis from a local OpenAI-compatible chat server.
+ * fixture site, video analysis from a local OpenAI-compatible chat server. Every reply the SDK
+ * receives is checked against the served OpenAPI document, as the harness's own requests are.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Supadata } from '@supadata/js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Supadata } from '@supadata/js';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { replyChecker, type ReplyChecker } from './helpers/contract.js';
 import { startYoutubeReplay, type YoutubeReplay } from './support/youtube-replay.js';
 import { startChatServer, type ChatServer } from './support/chat-server.js';
 import { pagePath, startFixtureSite, type FixtureSite } from './support/fixture-site.js';
@@ -17,7 +19,24 @@ let server: TestServer;
 let key: string;
 let sdk: Supadata;
 
+let checker: ReplyChecker | undefined;
+/** SDK requests whose replies were checked, as METHOD path. */
+const checked: string[] = [];
+
 beforeAll(async () => {
+  // The SDK keeps the fetch it finds when loaded: it gets one that checks each reply from Gleaner.
+  const realFetch = globalThis.fetch;
+  vi.stubGlobal('fetch', async (input: string | URL | Request, init?: RequestInit) => {
+    const response = await realFetch(input, init);
+    const url = new URL(input instanceof Request ? input.url : input);
+    if (checker && server && url.origin === new URL(server.baseUrl).origin) {
+      checker.check(init?.method ?? 'GET', url.pathname + url.search, response.status, await response.clone().json());
+      checked.push(`${init?.method ?? 'GET'} ${url.pathname.replace(/job_\w+/, '{jobId}')}`);
+    }
+    return response;
+  });
+  const { Supadata: SupadataClient } = await import('@supadata/js');
+  vi.unstubAllGlobals();
   [replay, chat, site] = await Promise.all([startYoutubeReplay(), startChatServer(), startFixtureSite({ pages: 30, sitemap: 'plain' })]);
   server = await startTestServer({
     env: {
@@ -28,8 +47,9 @@ beforeAll(async () => {
       GLEANER_LLM_MODEL: 'local-model',
     },
   });
+  checker = replyChecker(server.app.operations);
   key = await server.createKey('Pro', { credits: 10_000 });
-  sdk = new Supadata({ apiKey: key, baseUrl: `${server.baseUrl}/v1` });
+  sdk = new SupadataClient({ apiKey: key, baseUrl: `${server.baseUrl}/v1` });
 });
 
 afterAll(async () => {
@@ -144,5 +164,17 @@ describe('@supadata/js 1.4.0 against Gleaner', () => {
     await finished(jobId);
     const result = await sdk.extract.getResults(jobId);
     expect(result).toMatchObject({ status: 'completed', data: { summary: 'A short test video.' }, schema });
+  });
+
+  it('went through every route the SDK calls, each reply matching the OpenAPI document', () => {
+    expect(new Set(checked)).toEqual(
+      new Set([
+        'GET /v1/transcript', 'GET /v1/metadata', 'GET /v1/youtube/transcript', 'GET /v1/youtube/transcript/translate',
+        'GET /v1/youtube/video', 'GET /v1/youtube/channel', 'GET /v1/youtube/channel/videos', 'GET /v1/youtube/playlist',
+        'GET /v1/youtube/playlist/videos', 'GET /v1/youtube/search', 'POST /v1/youtube/transcript/batch', 'POST /v1/youtube/video/batch',
+        'GET /v1/youtube/batch/{jobId}', 'GET /v1/web/scrape', 'GET /v1/web/map', 'POST /v1/web/crawl', 'GET /v1/web/crawl/{jobId}',
+        'POST /v1/extract', 'GET /v1/extract/{jobId}',
+      ]),
+    );
   });
 });
