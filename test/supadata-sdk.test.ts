@@ -111,6 +111,8 @@ describe('@supadata/js 1.4.0 against Gleaner', () => {
     expect(tResults.stats).toEqual({ total: 2, succeeded: 1, failed: 1 });
     expect(tResults.results?.[0]).toMatchObject({ videoId: 'GJLlxj_dtq8', transcript: { lang: 'en' } });
     expect(tResults.results?.[1]).toMatchObject({ videoId: 'nope', errorCode: 'INVALID_REQUEST' });
+    // Charged when it ended: the one caption transcript returned, nothing for the failed item.
+    expect((await server.request('GET', `/v1/jobs/${transcripts.jobId}`, { apiKey: key })).body.creditsUsed).toBe(1);
 
     const fromPlaylist = await sdk.youtube.video.batch({ playlistId: 'PLoumn5BIsUDeGF1vy5Nylf_RJKn5aL_nr', limit: 3 });
     await finished(fromPlaylist.jobId);
