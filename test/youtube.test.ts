@@ -32,6 +32,13 @@ const post = (pathAndQuery: string, body: unknown, apiKey = pro) => server.reque
 const q = (value: string) => encodeURIComponent(value);
 const credits = async (key: string) => (await get('/v1/me', key)).body.credits as number;
 const upstreamSince = (mark: number) => replay.requests.slice(mark);
+/** A video batch is a job: waits for it and gives the finished job record. */
+async function batchJob(reply: { status: number; body: { jobId: string } }, apiKey = pro) {
+  expect(reply.status).toBe(202);
+  const me = (await get('/v1/me', apiKey)).body as { id: string };
+  await server.app.services.jobs.waitFor(reply.body.jobId, me.id, 60_000);
+  return (await get(`/v1/jobs/${reply.body.jobId}`, apiKey)).body;
+}
 
 describe('youtube_transcript', () => {
   it('reads the default track (manual English) with timing, lists the tracks and charges 1 credit', async () => {
@@ -468,9 +475,10 @@ describe('Pro+ operations', () => {
     expect(bad.status).toBe(400);
   });
 
-  it('video batch: one result per video; none or several sources are a 400', async () => {
-    const reply = await post('/v1/youtube/video/batch', { videoIds: ['kX3nB4PpJko', 'https://youtu.be/ud9d5cMDP_0', '8VajtrESJzA', 'nope'] });
-    expect(reply.status).toBe(200);
+  it('video batch: a job with one result per video; none or several sources are a 400', async () => {
+    const reply = await batchJob(await post('/v1/youtube/video/batch', { videoIds: ['kX3nB4PpJko', 'https://youtu.be/ud9d5cMDP_0', '8VajtrESJzA', 'nope'] }));
+    expect(reply.status).toBe('completed');
+    reply.body = reply.result;
     expect(reply.body.stats).toEqual({ total: 4, succeeded: 2, failed: 2 });
     expect(reply.body.results[0].video).toMatchObject({
       id: 'kX3nB4PpJko',
@@ -485,8 +493,8 @@ describe('Pro+ operations', () => {
     expect(reply.body.results[2]).toMatchObject({ videoId: '8VajtrESJzA', errorCode: 'CONTENT_UNAVAILABLE' });
     expect(reply.body.results[3]).toMatchObject({ videoId: 'nope', errorCode: 'INVALID_REQUEST' });
 
-    const fromPlaylist = await post('/v1/youtube/video/batch', { playlistId: 'PLoumn5BIsUDeGF1vy5Nylf_RJKn5aL_nr', limit: 3 });
-    expect(fromPlaylist.body.results.map((r: { videoId: string }) => r.videoId)).toEqual(['kPa7bsKwL-c', 'Oa_RSwwpPaA', 'ekr2nIex040']);
+    const fromPlaylist = await batchJob(await post('/v1/youtube/video/batch', { playlistId: 'PLoumn5BIsUDeGF1vy5Nylf_RJKn5aL_nr', limit: 3 }));
+    expect(fromPlaylist.result.results.map((r: { videoId: string }) => r.videoId)).toEqual(['kPa7bsKwL-c', 'Oa_RSwwpPaA', 'ekr2nIex040']);
 
     const none = await post('/v1/youtube/video/batch', { limit: 3 });
     expect(none.status).toBe(400);
@@ -498,14 +506,13 @@ describe('Pro+ operations', () => {
 
   it('video batch: 1 credit when any video was read, nothing when every item failed', async () => {
     const key = await server.createKey('Pro', { credits: 10 });
-    const failed = await post('/v1/youtube/video/batch', { videoIds: ['8VajtrESJzA', 'nope', 'https://youtu.be/don-t-exist'] }, key);
-    expect(failed.status).toBe(200);
-    expect(failed.body.stats).toEqual({ total: 3, succeeded: 0, failed: 3 });
-    expect(failed.headers.get('x-credits-used')).toBe('0');
+    const failed = await batchJob(await post('/v1/youtube/video/batch', { videoIds: ['8VajtrESJzA', 'nope', 'https://youtu.be/don-t-exist'] }, key), key);
+    expect(failed.result.stats).toEqual({ total: 3, succeeded: 0, failed: 3 });
+    expect(failed.creditsUsed).toBe(0);
     expect(await credits(key)).toBe(10);
-    const one = await post('/v1/youtube/video/batch', { videoIds: ['nope', 'kX3nB4PpJko'] }, key);
-    expect(one.body.stats).toMatchObject({ succeeded: 1, failed: 1 });
-    expect(one.headers.get('x-credits-used')).toBe('1');
+    const one = await batchJob(await post('/v1/youtube/video/batch', { videoIds: ['nope', 'kX3nB4PpJko'] }, key), key);
+    expect(one.result.stats).toMatchObject({ succeeded: 1, failed: 1 });
+    expect(one.creditsUsed).toBe(1);
     expect(await credits(key)).toBe(9);
   });
 });

@@ -9,7 +9,7 @@ import { planAtLeast } from '../accounts/plans.js';
 import type { AccountRecord, Balance, Reservation } from '../accounts/accounts.js';
 import type { RateLimiter, RateStatus } from '../accounts/rate.js';
 import { LeaseLost, publicJob, type JobRecord, type JobRunContext, type JobProgress } from '../jobs/jobs.js';
-import { costFloor, reserveCost, settleCost, type AnyOperation, type OperationContext } from '../operations/define.js';
+import { costFloor, reserveCost, runsAsJob, settleCost, type AnyOperation, type OperationContext } from '../operations/define.js';
 import type { Services } from '../operations/services.js';
 import { describeIssues, unknownParameters } from './validation.js';
 import type { ChatModel } from '../ai/chat.js';
@@ -27,6 +27,8 @@ export interface CallOptions {
   onProgress?: (progress: JobProgress) => void;
   /** The MCP client's model, when the call came over MCP from a client that offers sampling. */
   sampling?: ChatModel;
+  /** The origin the REST request came to (see OperationContext.origin). */
+  origin?: string;
 }
 
 export interface CallResult {
@@ -97,7 +99,7 @@ export class Gate {
       let balance: Balance = held.balance ?? (await this.services.accounts.balance(account));
       const reservation = held.reservation;
 
-      if (operation.kind === 'job') {
+      if (runsAsJob(operation, input)) {
         const job = await this.services.jobs.submit({
           operation: operation.name,
           ownerId: account.id,
@@ -164,12 +166,13 @@ export class Gate {
   private context(
     account: AccountRecord,
     requestId: string,
-    options: Pick<CallOptions, 'signal' | 'onProgress' | 'sampling'>,
+    options: Pick<CallOptions, 'signal' | 'onProgress' | 'sampling' | 'origin'>,
     held: HeldCredits,
     jobId?: string,
   ): OperationContext {
     return {
       sampling: options.sampling,
+      origin: options.origin,
       account,
       requestId,
       jobId,

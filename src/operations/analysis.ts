@@ -32,7 +32,8 @@ export const videoAnalysis = defineOperation({
   title: 'Analyse a video with AI',
   description:
     'Applies a prompt and/or a JSON Schema to a video (any supported platform or a direct file): gathers its transcript and metadata and asks a language model, returning data that follows the schema. Runs as a job. Pro plan and above; 5 credits (plus the AI transcript minutes when the video has no captions).',
-  http: { method: 'POST', path: '/v1/video/analysis' },
+  // /v1/extract is the Supadata SDK's name for it (its results: GET /v1/extract/{jobId}).
+  http: { method: 'POST', path: '/v1/video/analysis', aliases: ['/v1/extract'] },
   input,
   output: analysisResult,
   plan: 'Pro',

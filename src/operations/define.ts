@@ -28,6 +28,8 @@ export interface OperationContext {
   reserveCredits: (amount: number) => Promise<void>;
   /** Credits reserved for this call before it ran: what partial work (see Cost.floor) may spend. */
   budget: number;
+  /** The origin (scheme://host) the REST request came to, for absolute links in replies; absent over MCP. */
+  origin?: string;
   /** The connected MCP client's model, when the call came over MCP from a client that offers sampling. */
   sampling?: ChatModel;
 }
@@ -82,6 +84,11 @@ export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
   plan: PlanName;
   cost: Cost<z.output<S>, O>;
   kind: 'sync' | 'job';
+  /**
+   * A sync operation that runs as a job for some inputs (the Supadata SDK's batch shape, which
+   * expects a job id): when this holds, the call starts a job whose result is `output`.
+   */
+  jobWhen?: (input: z.output<S>) => boolean;
   /** MCP tool annotations. */
   readOnly?: boolean;
   openWorld?: boolean;
@@ -111,4 +118,9 @@ export function costFloor<I, O>(cost: Cost<I, O>, input: I): number | undefined 
 
 export function settleCost<I, O>(cost: Cost<I, O>, input: I, result: O): number {
   return typeof cost === 'number' ? cost : cost.settle(input, result);
+}
+
+/** True when this call of the operation starts a job rather than answering at once. */
+export function runsAsJob(operation: AnyOperation, input: unknown): boolean {
+  return operation.kind === 'job' || (operation.jobWhen?.(input) ?? false);
 }

@@ -26,8 +26,16 @@ export const directVideoHandler: UrlHandler = {
   platform: 'video',
   matches: looksLikeMediaFile,
   metadata: (url, ctx) => directMediaMetadata(url, ctx),
-  transcript: (url, options, ctx) => transcribeMedia(url.toString(), options, ctx),
+  transcript: (url, options, ctx) => {
+    if (options.captionsOnly) throw captionsOnlyRefusal('A media file');
+    return transcribeMedia(url.toString(), options, ctx);
+  },
 };
+
+/** mode=native asks for captions only: media without them is not sent to speech to text. */
+function captionsOnlyRefusal(what: string): GleanerError {
+  return new GleanerError('TRANSCRIPT_UNAVAILABLE', `${what} has no captions, and mode=native does not transcribe speech (mode=auto does, where a speech-to-text provider is set).`);
+}
 
 type FetchPost = (url: URL, ctx: OperationContext) => Promise<PlatformPost>;
 
@@ -73,6 +81,7 @@ async function postTranscript(post: PlatformPost, options: TranscriptOptions, ct
       return { ...transcript, ...extra, ...(translatedTo ? { translatedTo } : {}) };
     }
   }
+  if (options.captionsOnly) throw captionsOnlyRefusal(`This ${platform} post`);
   if (!post.media) throw post.noMedia ?? new GleanerError('TRANSCRIPT_UNAVAILABLE', `This ${platform} post has no video or audio to transcribe.`);
   // Speech to text is slow and paid for: its result is kept a day, per post and language hint.
   const cacheKey = `transcript:${platform}:${id ?? post.media.url}:${options.lang?.toLowerCase() ?? '-'}`;

@@ -8,6 +8,7 @@ import { transcriptOperation } from './transcript.js';
 import { YOUTUBE_OPERATIONS } from './youtube.js';
 import { videoAnalysis } from './analysis.js';
 import { jobCancel, jobList } from './jobs.js';
+import { SUPADATA_VIEWS } from './supadata.js';
 
 export const OPERATIONS: AnyOperation[] = [
   account,
@@ -26,4 +27,5 @@ export const OPERATIONS: AnyOperation[] = [
   facebookTranscript,
   videoTranscript,
   videoAnalysis,
+  ...SUPADATA_VIEWS,
 ];

@@ -31,6 +31,9 @@ export const transcriptOperation = defineOperation({
     translate: languageCode.optional().describe('Translate the transcript to this language'),
     timestamps: z.boolean().default(true).describe("Include each segment's offset and duration in milliseconds (default true)"),
     text: z.boolean().default(false).describe('Return the transcript as one plain string in content'),
+    // The Supadata SDK's two further options.
+    mode: z.enum(['native', 'auto']).default('auto').describe('native: captions only, never speech to text; auto (default): captions, else speech to text where a provider is set'),
+    chunkSize: z.number().int().min(1).max(100_000).optional().describe('Join segments into chunks of up to this many characters (segments only, not with text=true)'),
   }),
   output: transcriptReply,
   plan: 'Free',
@@ -52,14 +55,14 @@ export const transcriptOperation = defineOperation({
         `${input.url} is not a video on a platform this server can transcribe; supported: ${supported.length ? supported.join(', ') : 'none'}.`,
       );
     }
-    const options = { lang: input.lang, timestamps: input.timestamps, text: input.text };
+    const options = { lang: input.lang, timestamps: input.timestamps, text: input.text, captionsOnly: input.mode === 'native' };
     try {
-      return await handler.transcript(url, { ...options, translate: input.translate }, ctx);
+      return chunked(await handler.transcript(url, { ...options, translate: input.translate }, ctx), input.chunkSize);
     } catch (error) {
       // The platform cannot translate into that language: a language model can, where there is one.
       const model = chatModelFor(ctx);
       if (!input.translate || !model || !isGleanerError(error) || error.code !== 'TRANSCRIPT_UNAVAILABLE') throw error;
-      return translateWithModel(handler, url, input.translate, options, ctx);
+      return chunked(await translateWithModel(handler, url, input.translate, options, ctx), input.chunkSize);
     }
   },
 });
@@ -78,4 +81,23 @@ async function translateWithModel(
     ? segments.map((segment) => segment.text).join(' ')
     : segments.map((segment) => (options.timestamps ? segment : { text: segment.text, lang: segment.lang }));
   return { ...original, lang: targetLang, translatedTo: targetLang, translatedBy: 'ai', content };
+}
+
+/**
+ * Consecutive segments joined until a chunk holds about `size` characters (the Supadata SDK's
+ * chunkSize): fewer, longer segments, each timed from its first part to the end of its last.
+ */
+export function chunked(result: TranscriptResponse, size: number | undefined): TranscriptResponse {
+  if (size === undefined || typeof result.content === 'string') return result;
+  const chunks: TranscriptSegment[] = [];
+  for (const segment of result.content as TranscriptSegment[]) {
+    const last = chunks.at(-1);
+    if (!last || last.text.length + 1 + segment.text.length > size) {
+      chunks.push({ ...segment });
+      continue;
+    }
+    last.text = `${last.text} ${segment.text}`;
+    if (last.offset !== undefined && segment.offset !== undefined && segment.duration !== undefined) last.duration = segment.offset + segment.duration - last.offset;
+  }
+  return { ...result, content: chunks };
 }

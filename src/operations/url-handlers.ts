@@ -12,6 +12,8 @@ export interface TranscriptOptions {
   translate?: string;
   timestamps: boolean;
   text?: boolean;
+  /** Captions only: never speech to text (the Supadata SDK's mode=native). */
+  captionsOnly?: boolean;
 }
 
 export interface UrlHandler {

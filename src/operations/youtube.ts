@@ -30,11 +30,11 @@ export const youtubeTranscriptHooks: { fallback?: (ctx: OperationContext) => Tra
 
 const langCode = (what: string) => languageCode.describe(what);
 
-function transcriptDeps(ctx: OperationContext, aiTranslation: boolean) {
+function transcriptDeps(ctx: OperationContext, aiTranslation: boolean, captionsOnly = false) {
   return {
     http: ctx.services.http,
     store: ctx.services.store,
-    fallback: youtubeTranscriptHooks.fallback?.(ctx),
+    fallback: captionsOnly ? undefined : youtubeTranscriptHooks.fallback?.(ctx),
     youtube: { clients: ctx.services.config.GLEANER_YOUTUBE_CLIENTS, poTokenProvider: ctx.services.config.GLEANER_YOUTUBE_POT_PROVIDER_URL },
     ...(aiTranslation ? { translator: aiTranslator(ctx) } : {}),
   };
@@ -55,10 +55,10 @@ function aiTranslator(ctx: OperationContext): SegmentTranslator {
 /** One YouTube transcript in the reply shape (shared by the operations and the URL handler). */
 export async function transcriptFor(
   videoId: string,
-  options: { lang?: string; translate?: string; timestamps: boolean; text?: boolean; aiTranslation?: boolean },
+  options: { lang?: string; translate?: string; timestamps: boolean; text?: boolean; aiTranslation?: boolean; captionsOnly?: boolean },
   ctx: OperationContext,
 ): Promise<TranscriptResponse> {
-  const { transcript, cached } = await youtubeTranscript(transcriptDeps(ctx, options.aiTranslation ?? false), { videoId, lang: options.lang, translate: options.translate });
+  const { transcript, cached } = await youtubeTranscript(transcriptDeps(ctx, options.aiTranslation ?? false, options.captionsOnly), { videoId, lang: options.lang, translate: options.translate });
   return renderTranscript(transcript, { timestamps: options.timestamps, text: options.text, cached });
 }
 
@@ -136,28 +136,65 @@ interface BatchTranscriptItem {
   message?: string;
 }
 
+/**
+ * The videos a batch names: exactly one of videoIds, playlistId or channelId (the Supadata SDK's
+ * batch source); `limit` caps how many a playlist or channel gives.
+ */
+const channelId = z.string().min(1).max(300).describe('Channel id (UC...), @handle, or channel URL (/channel/, /@, /c/, /user/)');
+const playlistId = z.string().min(1).max(2048).describe('Playlist id (PL...) or playlist URL');
+
+const batchSource = {
+  videoIds: z.array(z.string().min(1).max(2048)).min(1).max(50).optional().describe('Up to 50 video ids or URLs'),
+  playlistId: playlistId.optional(),
+  channelId: channelId.optional(),
+  limit: z.number().int().min(1).max(50).default(10).describe('Most videos read from the playlist or channel (1 to 50)'),
+};
+type BatchSource = { videoIds?: string[]; playlistId?: string; channelId?: string; limit: number };
+
+const oneSource = (sources: Array<'urls' | 'videoIds' | 'playlistId' | 'channelId'>) => (input: Partial<BatchSource> & { urls?: string[] }, ctx: z.RefinementCtx): void => {
+  const given = sources.filter((name) => input[name] !== undefined);
+  const names = `${sources.slice(0, -1).join(', ')} or ${sources.at(-1)}`;
+  if (given.length === 0) ctx.addIssue({ code: 'custom', path: ['videoIds'], message: `give one of ${names}` });
+  if (given.length > 1) ctx.addIssue({ code: 'custom', path: [given[1]], message: `give only one of ${names} (got ${given.join(' and ')})` });
+};
+
+async function batchRefs(input: BatchSource, ctx: OperationContext): Promise<string[]> {
+  if (input.playlistId) return (await youtubePlaylistVideos(ctx.services.http, input.playlistId, input.limit, ctx.log)).videoIds;
+  if (input.channelId) return (await youtubeChannelVideos(ctx.services.http, input.channelId, { type: 'video', limit: input.limit }, ctx.log)).videoIds;
+  return input.videoIds ?? [];
+}
+
 export const youtubeTranscriptBatch = defineOperation({
   name: 'youtube_transcript_batch',
   title: 'YouTube transcripts of many videos',
   description:
-    'Returns the transcripts of up to 50 YouTube videos at once, one result per URL in the order given: either the transcript or an errorCode with a message (a bad URL, a video without captions, a private video). Costs 1 credit per caption transcript returned (2 per started minute where speech to text made it); failed items cost nothing (creditsUsed says the total). Pro plan or higher.',
+    'Returns the transcripts of up to 50 YouTube videos, one result per video in order: either the transcript or an errorCode with a message (a bad URL, a video without captions, a private video). Give urls (answered at once) or exactly one of videoIds, playlistId or channelId (the Supadata SDK\'s shape: runs as a job; its result is the same reply, also at GET /v1/youtube/batch/{jobId}). Costs 1 credit per caption transcript returned (2 per started minute where speech to text made it); failed items cost nothing (creditsUsed says the total). Pro plan or higher.',
   http: { method: 'POST', path: '/v1/youtube/transcript/batch', aliases: ['/v1/vidsite/transcript/batch'] },
-  input: z.object({
-    urls: z.array(z.string().max(2048)).min(1).max(50).describe('1 to 50 video URLs (or ids)'),
-    lang: langCode('Preferred caption language for every video').optional(),
-  }),
+  input: z
+    .object({
+      urls: z.array(z.string().max(2048)).min(1).max(50).optional().describe('1 to 50 video URLs (or ids); the reply comes at once'),
+      ...batchSource,
+      lang: langCode('Preferred caption language for every video').optional(),
+      text: z.boolean().default(false).describe('Each transcript as one plain string instead of segments'),
+    })
+    .superRefine(oneSource(['urls', 'videoIds', 'playlistId', 'channelId'])),
   output: transcriptBatchReply,
   plan: 'Pro',
-  cost: { reserve: (input) => input.urls.length, settle: (_input, result: { creditsUsed: number }) => result.creditsUsed },
+  cost: {
+    reserve: (input) => input.urls?.length ?? input.videoIds?.length ?? input.limit,
+    settle: (_input, result: { creditsUsed: number }) => result.creditsUsed,
+  },
   kind: 'sync',
+  jobWhen: (input) => input.urls === undefined,
   readOnly: true,
   openWorld: true,
   async run(input, ctx) {
-    const results = await inOrder(input.urls, BATCH_WIDTH, async (url): Promise<BatchTranscriptItem> => {
+    const refs = input.urls ?? (await batchRefs(input, ctx));
+    const results = await inOrder(refs, BATCH_WIDTH, async (url): Promise<BatchTranscriptItem> => {
       let videoId: string | null = null;
       try {
         videoId = parseVideoRef(url);
-        const transcript = await transcriptFor(videoId, { lang: input.lang, timestamps: true }, ctx);
+        const transcript = await transcriptFor(videoId, { lang: input.lang, timestamps: true, text: input.text }, ctx);
         return { url, videoId, transcript };
       } catch (error) {
         const failure = toGleanerError(error);
@@ -216,6 +253,34 @@ export const youtubeTranscriptTranslate = defineOperation({
 /** Results per charged search page (1 credit each). */
 const SEARCH_PAGE = 50;
 
+/** How far back each of the SDK's uploadDate windows reaches, in hours. */
+const UPLOAD_WINDOW_HOURS = { hour: 1, today: 24, week: 24 * 7, month: 24 * 31, year: 24 * 366 } as const;
+
+/** The search filters with the Supadata SDK's synonyms turned into Gleaner's own. */
+function searchOptions<I extends {
+  duration?: 'short' | 'medium' | 'long' | 'all';
+  sortBy: 'relevance' | 'date' | 'viewCount' | 'rating' | 'views';
+  definition: 'any' | 'high' | 'standard';
+  caption: 'any' | 'closedCaption' | 'none';
+  publishedAfter?: string;
+  pageToken?: string;
+  nextPageToken?: string;
+  uploadDate?: keyof typeof UPLOAD_WINDOW_HOURS | 'all';
+  features?: Array<'hd' | 'subtitles'>;
+}>(input: I) {
+  const { nextPageToken, uploadDate, features = [], ...rest } = input;
+  const since = uploadDate && uploadDate !== 'all' ? new Date(Date.now() - UPLOAD_WINDOW_HOURS[uploadDate] * 3_600_000).toISOString() : undefined;
+  return {
+    ...rest,
+    duration: input.duration === 'all' ? undefined : input.duration,
+    sortBy: input.sortBy === 'views' ? ('viewCount' as const) : input.sortBy,
+    definition: features.includes('hd') ? ('high' as const) : input.definition,
+    caption: features.includes('subtitles') ? ('closedCaption' as const) : input.caption,
+    publishedAfter: input.publishedAfter ?? since,
+    pageToken: input.pageToken ?? nextPageToken,
+  };
+}
+
 export const youtubeSearchOp = defineOperation({
   name: 'youtube_search',
   title: 'Search YouTube',
@@ -225,9 +290,9 @@ export const youtubeSearchOp = defineOperation({
   input: z.object({
     query: z.string().min(1).max(500).describe('What to search for (up to 500 characters)'),
     type: z.enum(['all', 'video', 'channel', 'playlist']).default('all').describe('Kind of results'),
-    duration: z.enum(['short', 'medium', 'long']).optional().describe('Video length: short (under 3 minutes), medium (3 to 20), long (over 20)'),
+    duration: z.enum(['short', 'medium', 'long', 'all']).optional().describe('Video length: short (under 3 minutes), medium (3 to 20), long (over 20); all: any'),
     sortBy: z
-      .enum(['relevance', 'date', 'viewCount', 'rating'])
+      .enum(['relevance', 'date', 'viewCount', 'rating', 'views'])
       .default('relevance')
       .describe('Order of results; YouTube may now honour only relevance and viewCount'),
     definition: z
@@ -245,6 +310,10 @@ export const youtubeSearchOp = defineOperation({
     publishedBefore: z.iso.datetime({ offset: true }).optional().describe('RFC 3339; compared with each result\'s shown age (approximate)'),
     limit: z.number().int().min(1).max(5000).default(20).describe('Most results to return (1 to 5000); pages are fetched automatically'),
     pageToken: z.string().min(1).max(8192).optional().describe('nextPageToken of an earlier reply with the same query, to continue from there'),
+    // The Supadata SDK's names for some of the filters above.
+    nextPageToken: z.string().min(1).max(8192).optional().describe('Same as pageToken'),
+    uploadDate: z.enum(['all', 'hour', 'today', 'week', 'month', 'year']).optional().describe('Uploaded within the last hour, day, week, month or year (sets publishedAfter)'),
+    features: z.array(z.enum(['hd', 'subtitles'])).max(2).optional().describe('hd: as definition=high; subtitles: as caption=closedCaption'),
   }),
   output: searchReply,
   plan: 'Free',
@@ -259,15 +328,13 @@ export const youtubeSearchOp = defineOperation({
   openWorld: true,
   async run(input, ctx) {
     const limit = Math.min(input.limit, ctx.budget * SEARCH_PAGE);
-    const { query, results, nextPageToken, totalResults } = await youtubeSearch(ctx.services.http, { ...input, limit });
+    const { query, results, nextPageToken, totalResults } = await youtubeSearch(ctx.services.http, { ...searchOptions(input), limit });
     // Cut short by the balance: the reply says so, and nextPageToken continues once credits return.
     const short = limit < input.limit && results.length >= limit && nextPageToken !== null;
     return { query, results, nextPageToken, totalResults, ...(short ? { stoppedOn: 'credits' as const } : {}) };
   },
 });
 
-const channelId = z.string().min(1).max(300).describe('Channel id (UC...), @handle, or channel URL (/channel/, /@, /c/, /user/)');
-const playlistId = z.string().min(1).max(2048).describe('Playlist id (PL...) or playlist URL');
 
 export const youtubeChannelOp = defineOperation({
   name: 'youtube_channel',
@@ -349,33 +416,20 @@ export const youtubeVideoBatch = defineOperation({
   name: 'youtube_video_batch',
   title: 'Metadata of many YouTube videos',
   description:
-    'Returns the metadata of many YouTube videos (title, description, duration, channel, tags, thumbnail, upload date, views, likes, caption languages): give exactly one of videoIds (up to 50), playlistId or channelId (its latest uploads); limit (1 to 50, default 10) caps how many videos of a playlist or channel are read. One result per video with the video or an errorCode. Costs 1 credit, nothing when no video could be read. Pro plan or higher.',
+    'Returns the metadata of many YouTube videos (title, description, duration, channel, tags, thumbnail, upload date, views, likes, caption languages): give exactly one of videoIds (up to 50), playlistId or channelId (its latest uploads); limit (1 to 50, default 10) caps how many videos of a playlist or channel are read. Runs as a job (poll GET /v1/jobs/{jobId} or /v1/youtube/batch/{jobId}): one result per video with the video or an errorCode. Costs 1 credit, nothing when no video could be read. Pro plan or higher.',
   http: { method: 'POST', path: '/v1/youtube/video/batch', aliases: ['/v1/vidsite/video/batch'] },
-  input: z
-    .object({
-      videoIds: z.array(z.string().min(1).max(2048)).min(1).max(50).optional().describe('Up to 50 video ids or URLs'),
-      playlistId: playlistId.optional(),
-      channelId: channelId.optional(),
-      limit: z.number().int().min(1).max(50).default(10).describe('Most videos read from the playlist or channel (1 to 50)'),
-    })
-    .superRefine((input, ctx) => {
-      const given = (['videoIds', 'playlistId', 'channelId'] as const).filter((name) => input[name] !== undefined);
-      if (given.length === 0) ctx.addIssue({ code: 'custom', path: ['videoIds'], message: 'give one of videoIds, playlistId or channelId' });
-      if (given.length > 1) ctx.addIssue({ code: 'custom', path: [given[1]], message: `give only one of videoIds, playlistId or channelId (got ${given.join(' and ')})` });
-    }),
+  input: z.object(batchSource).superRefine(oneSource(['videoIds', 'playlistId', 'channelId'])),
   output: videoBatchReply,
   plan: 'Pro',
   // Failed work charges nothing: a batch in which every item failed is free.
   cost: { reserve: () => 1, settle: (_input, result: { stats: { succeeded: number } }) => (result.stats.succeeded > 0 ? 1 : 0) },
-  kind: 'sync',
+  // A job, as the Supadata SDK expects: GET /v1/jobs/{jobId} or /v1/youtube/batch/{jobId} gives the results.
+  kind: 'job',
   readOnly: true,
   openWorld: true,
   async run(input, ctx) {
     const http = ctx.services.http;
-    let refs: string[];
-    if (input.playlistId) refs = (await youtubePlaylistVideos(http, input.playlistId, input.limit, ctx.log)).videoIds;
-    else if (input.channelId) refs = (await youtubeChannelVideos(http, input.channelId, { type: 'video', limit: input.limit }, ctx.log)).videoIds;
-    else refs = input.videoIds ?? [];
+    const refs = await batchRefs(input, ctx);
     const yt = await innertube(http);
     const results = await inOrder(refs, BATCH_WIDTH, async (ref): Promise<VideoBatchItem> => {
       try {

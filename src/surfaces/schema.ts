@@ -28,8 +28,20 @@ export function inputJsonSchema(operation: AnyOperation): JsonSchema {
 /** The zod schema of what a successful call answers: the output, or for a job the job record. */
 export function replySchema(operation: AnyOperation): z.ZodType {
   let schema = replies.get(operation);
-  if (!schema) replies.set(operation, (schema = operation.kind === 'job' ? jobReply(operation.output) : operation.output));
+  if (!schema) {
+    schema = operation.kind === 'job' ? jobReply(operation.output) : operation.jobWhen ? z.union([operation.output, jobReply(operation.output)]) : operation.output;
+    replies.set(operation, schema);
+  }
   return schema;
+}
+
+/**
+ * The REST success bodies by status: what a sync call answers (200) and, for an operation that
+ * runs as a job for some inputs (Operation.jobWhen), the job it starts (202).
+ */
+export function successJsonSchemas(operation: AnyOperation): { reply: JsonSchema; job?: JsonSchema } {
+  if (!(operation.jobWhen && operation.kind === 'sync')) return { reply: replyJsonSchema(operation) };
+  return { reply: toJson(operation.output, 'output'), job: toJson(jobReply(operation.output), 'output') };
 }
 
 export function replyJsonSchema(operation: AnyOperation): JsonSchema {

@@ -59,7 +59,8 @@ export function createRestHandler(app: App, options: { bodyDeadlineMs: number })
         ...(route.method === 'POST' ? await readObjectBody(req, limits) : queryToInput(url.searchParams, inputJsonSchema(route.operation))),
         ...params,
       };
-      const result = await app.gate.call(route.operation, input, { apiKey, requestId, signal: abort.signal });
+      const origin = typeof req.headers.host === 'string' ? `http://${req.headers.host}` : undefined;
+      const result = await app.gate.call(route.operation, input, { apiKey, requestId, signal: abort.signal, origin });
       for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
       note(res, { credits: Number(result.headers['X-Credits-Used'] ?? 0) });
       sendJson(res, result.status, JSON.stringify(result.body));

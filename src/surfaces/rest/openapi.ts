@@ -8,7 +8,7 @@ import { ERROR_CODES } from '../../errors.js';
 import type { AnyOperation } from '../../operations/define.js';
 import { errorBody } from '../../operations/outputs.js';
 import { buildRoutes, type Route } from './routes.js';
-import { inputJsonSchema, replyJsonSchema } from '../schema.js';
+import { inputJsonSchema, successJsonSchemas } from '../schema.js';
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid request: a parameter is missing, unknown or out of bounds, or the URL is not allowed',
@@ -64,7 +64,11 @@ export function openApiDocument(operations: AnyOperation[], serverUrl = '/') {
     Error: z.toJSONSchema(errorBody, { target: 'draft-2020-12', io: 'output' }),
   };
   delete (schemas.Error as Record<string, unknown>).$schema;
-  for (const operation of operations) schemas[`${operation.name}_reply`] = replyJsonSchema(operation);
+  for (const operation of operations) {
+    const { reply, job } = successJsonSchemas(operation);
+    schemas[`${operation.name}_reply`] = reply;
+    if (job) schemas[`${operation.name}_job`] = job;
+  }
 
   for (const route of buildRoutes(operations)) {
     const { operation } = route;
@@ -86,6 +90,14 @@ export function openApiDocument(operations: AnyOperation[], serverUrl = '/') {
         content: { 'application/json': { schema: { $ref: `#/components/schemas/${operation.name}_reply` } } },
       },
     };
+    // An operation that runs as a job for some inputs (see Operation.jobWhen) also answers 202 with the job.
+    if (operation.jobWhen && operation.kind === 'sync') {
+      responses['202'] = {
+        description: 'The job, started for this shape of input (poll GET /v1/jobs/{jobId})',
+        headers: { ...RATE_HEADERS, ...CREDIT_HEADERS, ...RESERVED_HEADER },
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${operation.name}_job` } } },
+      };
+    }
     for (const status of errorStatuses(operation)) {
       responses[String(status)] = {
         description: ERROR_DESCRIPTIONS[status],
