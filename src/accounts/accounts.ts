@@ -180,7 +180,8 @@ export class Accounts {
       } catch (error) {
         // A reservation that timed out may still run when the store wakes up: the release sent after
         // it on the same connection undoes it then (settling an unknown reservation does nothing).
-        if (!into) void this.store.ledger.settle({ ...this.ref(accountId), reservationId, period, actual: 0 }).catch(() => undefined);
+        // Lazy like the reservation, so it is queued behind it (SQLite runs lazy writes in order).
+        if (!into) void this.store.ledger.settle({ ...this.ref(accountId), reservationId, period, actual: 0 }, { lazy: true }).catch(() => undefined);
         throw error;
       }
     };
@@ -211,6 +212,21 @@ export class Accounts {
       ? this.balanceOf(JSON.parse(outcome.record) as AccountRecord, outcome.used)
       : { remaining: 0, allowance: 0, used: 0, resetsAt: nextReset(this.clock()) };
     return { charged: outcome.charged, balance };
+  }
+
+  /**
+   * Closes a reservation charged exactly as reserved, without waiting for it to be durable: the
+   * credits are already counted in the usage, so this only removes the reservation's row, and a
+   * crash before that is written returns the credits (the sweep), never charges twice.
+   * The caller answers with the balance it got when reserving, which this does not change.
+   */
+  keep(reservation: Reservation): void {
+    void this.store
+      .guard(() =>
+        this.store.ledger.settle({ ...this.ref(reservation.accountId), reservationId: reservation.id, period: creditPeriod(this.clock()), actual: reservation.amount }, { lazy: true }),
+      )
+      // Left held, the row is returned by the sweep once this process is gone: in the user's favour.
+      .catch(() => undefined);
   }
 
   /** Gives a whole reservation back (the work failed). */

@@ -33,6 +33,15 @@ export interface SettleRequest extends AccountRef {
   actual: number;
 }
 
+export interface SettleOptions {
+  /**
+   * The settle may become durable a few milliseconds later, with the next write (SQLite's group
+   * commit). Only for a settle whose loss in a crash favours the user: one that charges exactly what
+   * was reserved, whose row, left behind by a crash, is returned by the sweep.
+   */
+  lazy?: boolean;
+}
+
 export interface HeldReservation {
   id: string;
   account: string;
@@ -50,7 +59,7 @@ export interface CreditLedger {
    * Removes the reservation and turns it into the actual charge (capped by the allowance).
    * A reservation that no longer exists (already settled, or returned by the sweep) charges nothing.
    */
-  settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string }>;
+  settle(request: SettleRequest, options?: SettleOptions): Promise<{ charged: number; used: number; found: boolean; record?: string }>;
   /** The account record and its usage, read together. */
   usage(ref: Omit<AccountRef, 'allowanceOf'>, period: string): Promise<{ used: number; record?: string }>;
   reservations(): Promise<HeldReservation[]>;
