@@ -9,7 +9,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { startChatServer } from './support/chat-server.js';
-import { generateMedia, startMediaServer, startSttServer, type GeneratedMedia, type MediaServer, type SttServer } from './support/media.js';
+import type { GeneratedMedia, MediaServer, SttServer } from './support/media.js';
+import { startPlatformHarness, type PlatformHarness } from './support/platform-harness.js';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name), 'utf8');
@@ -19,34 +20,19 @@ let upstream: MediaServer;
 let stt: SttServer;
 let server: TestServer;
 
+let harness: PlatformHarness;
+
 beforeAll(async () => {
-  media = generateMedia();
-  [upstream, stt] = await Promise.all([startMediaServer(), startSttServer()]);
-  const hosts = ['tiktok.com', 'tiktokcdn-eu.com', 'instagram.com', 'cdninstagram.com', 'x.com', 'twimg.com', 'facebook.com', 'fbcdn.net'];
-  server = await startTestServer({
-    env: {
-      GLEANER_STT_URL: stt.url,
-      GLEANER_STT_CHUNK_SECONDS: '10',
-      GLEANER_UPSTREAM_OVERRIDES: hosts.map((h) => `${h}=${upstream.origin}`).join(','),
-    },
-  });
+  harness = await startPlatformHarness({ chunkSeconds: 10, hosts: ['tiktok.com', 'tiktokcdn-eu.com', 'instagram.com', 'cdninstagram.com', 'x.com', 'twimg.com', 'facebook.com', 'fbcdn.net'] });
+  ({ media, upstream, stt, server } = harness);
 }, 60_000);
 
-afterAll(async () => {
-  await server?.close();
-  await Promise.all([upstream?.close(), stt?.close()]);
-  if (media) fs.rmSync(media.dir, { recursive: true, force: true });
-});
+afterAll(() => harness?.close());
 
 beforeEach(() => stt.reset());
 
-async function credits(key: string): Promise<number> {
-  return (await server.request('GET', '/v1/me', { apiKey: key })).body.credits as number;
-}
-
-function get(pathAndQuery: string, key: string) {
-  return server.request('GET', pathAndQuery, { apiKey: key });
-}
+const credits = (key: string) => harness.credits(key);
+const get = (pathAndQuery: string, key: string) => harness.get(pathAndQuery, key);
 
 const q = encodeURIComponent;
 

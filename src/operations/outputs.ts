@@ -1,7 +1,7 @@
 /**
  * The reply of every operation as a zod schema: the table declares them beside the inputs, and the
  * OpenAPI document, the MCP tools' outputSchema and the reply-validating tests are derived from
- * them. Field names follow ../shared/spec/reply-shapes.md (the floor); objects are closed, so a
+ * them. Field names follow the specification's reply shapes (the floor); objects are closed, so a
  * field added to a reply without being declared here fails the suite's reply validation.
  */
 import { z } from 'zod';

@@ -1,0 +1,44 @@
+/**
+ * The loopback world the platform tests run in: a recorded-reply and media server standing in for
+ * every platform and CDN host (through GLEANER_UPSTREAM_OVERRIDES), a transcription server, generated
+ * media, and a Gleaner server pointed at them.
+ */
+import fs from 'node:fs';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+import { generateMedia, startMediaServer, startSttServer, type GeneratedMedia, type MediaServer, type SttServer } from './media.js';
+
+export interface PlatformHarness {
+  media: GeneratedMedia;
+  upstream: MediaServer;
+  stt: SttServer;
+  server: TestServer;
+  /** Credits left on a key. */
+  credits: (key: string) => Promise<number>;
+  get: (pathAndQuery: string, key: string) => ReturnType<TestServer['request']>;
+  close: () => Promise<void>;
+}
+
+export async function startPlatformHarness(options: { hosts: string[]; chunkSeconds: number }): Promise<PlatformHarness> {
+  const media = generateMedia();
+  const [upstream, stt] = await Promise.all([startMediaServer(), startSttServer()]);
+  const server = await startTestServer({
+    env: {
+      GLEANER_STT_URL: stt.url,
+      GLEANER_STT_CHUNK_SECONDS: String(options.chunkSeconds),
+      GLEANER_UPSTREAM_OVERRIDES: options.hosts.map((h) => `${h}=${upstream.origin}`).join(','),
+    },
+  });
+  return {
+    media,
+    upstream,
+    stt,
+    server,
+    credits: async (key) => (await server.request('GET', '/v1/me', { apiKey: key })).body.credits as number,
+    get: (pathAndQuery, key) => server.request('GET', pathAndQuery, { apiKey: key }),
+    async close() {
+      await server.close();
+      await Promise.all([upstream.close(), stt.close()]);
+      fs.rmSync(media.dir, { recursive: true, force: true });
+    },
+  };
+}
