@@ -2,7 +2,7 @@
  * The store shared by several real processes: a CLI beside a server, two servers on one SQLite file,
  * a server killed with -9 in the middle of paid calls, and a store that cannot be used.
  */
-import { spawn, spawnSync, execFile, type ChildProcess } from 'node:child_process';
+import { spawnSync, execFile, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { promisify } from 'node:util';
 import fs from 'node:fs';
@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { OPERATIONS } from '../src/operations/table.js';
 import { chargeOperation } from './support/charged-server.js';
+import { spawnChargedServer } from './helpers/processes.js';
 
 const run = promisify(execFile);
 const operations = [...OPERATIONS, chargeOperation];
@@ -29,22 +30,10 @@ function cli(args: string[], env: Record<string, string>) {
   return run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, GLEANER_LOG_LEVEL: 'silent', ...env } });
 }
 
-/** test/support/charged-server.ts in a process of its own; resolves with its base URL once it listens. */
 async function spawnServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/charged-server.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /READY (\S+)/.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${stderr}`)));
-  });
-  return { url, child };
+  const spawned = await spawnChargedServer(env);
+  children.push(spawned.child);
+  return spawned;
 }
 
 async function call(base: string, apiKey: string, pathAndQuery = '/v1/test/charge'): Promise<number> {

@@ -2,12 +2,11 @@
  * One Redis, several real processes: credits and rate buckets exact across them, and an outage that
  * fails requests quickly (503 naming the store) and leaves nothing to run later.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once, EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import fs from 'node:fs';
 import os from 'node:os';
-import net from 'node:net';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -17,47 +16,15 @@ import { loadConfig } from '../src/config.js';
 import { createApp } from '../src/app.js';
 import { startHttpServer } from '../src/surfaces/http-server.js';
 import { chargeOperation } from './support/charged-server.js';
+import { freePort, hasRedis, spawnChargedServer } from './helpers/processes.js';
 
 const operations = [...OPERATIONS, chargeOperation];
-
-function hasRedis(): boolean {
-  try {
-    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** redis-server on `port`, with an append-only file in `dir` so a restart keeps the data. */
 async function startRedis(port: number, dir: string): Promise<ChildProcess> {
   const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir], { stdio: 'pipe' });
   await new Promise<void>((resolve) => redis.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('Ready to accept') && resolve()));
   return redis;
-}
-
-async function spawnServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/charged-server.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /READY (\S+)/.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${stderr}`)));
-  });
-  return { url, child };
 }
 
 async function call(base: string, apiKey: string, pathAndQuery = '/v1/test/charge'): Promise<{ status: number; body: any }> {
@@ -79,7 +46,7 @@ describe.skipIf(!hasRedis())('several processes on one Redis', { timeout: 300_00
     redis = await startRedis(port, dir);
     url = `redis://127.0.0.1:${port}`;
     local = await startTestServer({ operations, env: { GLEANER_STORE_URL: url } });
-    other = await spawnServer({ GLEANER_STORE_URL: url, GLEANER_DATA_DIR: dir });
+    other = await spawnChargedServer({ GLEANER_STORE_URL: url, GLEANER_DATA_DIR: dir });
   }, 300_000);
   afterAll(async () => {
     other?.child.kill('SIGKILL');

@@ -1,6 +1,5 @@
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import net from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,25 +8,9 @@ import { hashApiKey } from '../src/accounts/accounts.js';
 import { creditPeriod } from '../src/accounts/clock.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { freePort, hasRedis } from './helpers/processes.js';
 import { openStore } from '../src/store/store.js';
 import { Accounts } from '../src/accounts/accounts.js';
-
-function hasRedis(): boolean {
-  try {
-    execFileSync('redis-server', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('the default store', () => {
   it('is SQLite in the data folder, and keeps keys and credits across restarts', async () => {

@@ -110,3 +110,20 @@ export async function startRedis(): Promise<{ url: string; stop(): Promise<void>
     },
   };
 }
+
+/** test/support/charged-server.ts (the app plus a 1-credit operation) in a process of its own; resolves with its base URL once it listens. */
+export async function spawnChargedServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/charged-server.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /READY (\S+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`server exited ${code}: ${stderr}`)));
+  });
+  return { url, child };
+}
