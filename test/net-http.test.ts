@@ -2,6 +2,7 @@ import http from 'node:http';
 import zlib from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HostLimits } from '../src/net/host-limits.js';
 import { HttpClient, type Resolver } from '../src/net/http.js';
 import { blockedAddressReason, blockedHostReason, canonicalIpv4 } from '../src/net/ssrf.js';
 import { GleanerError } from '../src/errors.js';
@@ -212,6 +213,50 @@ describe('HttpClient (guard open for loopback)', () => {
     maxInFlight = 0;
     await Promise.all(Array.from({ length: 12 }, () => client.fetch(`${origin}/concurrent`)));
     expect(maxInFlight).toBe(3);
+  });
+
+  it('sends sequential requests to one host over one kept-alive connection', async () => {
+    let connections = 0;
+    const server = http.createServer((req, res) => res.end(`answer ${req.url}`)).on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const client = new HttpClient({ overrides: [], allowPrivate: true });
+    try {
+      for (let i = 0; i < 5; i++) expect((await client.fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/${i}`)).text()).toBe(`answer /${i}`);
+      expect(connections).toBe(1);
+    } finally {
+      await client.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('limits each host on its own and forgets a host once nothing is running or waiting for it', async () => {
+    const limits = new HostLimits(2);
+    const inFlight = new Map<string, number>();
+    const peak = new Map<string, number>();
+    const gates: Array<() => void> = [];
+    const task = (host: string) => () =>
+      new Promise<string>((resolve) => {
+        inFlight.set(host, (inFlight.get(host) ?? 0) + 1);
+        peak.set(host, Math.max(peak.get(host) ?? 0, inFlight.get(host) ?? 0));
+        gates.push(() => {
+          inFlight.set(host, (inFlight.get(host) ?? 0) - 1);
+          resolve(host);
+        });
+      });
+    const all = Promise.all([...Array.from({ length: 5 }, () => limits.run('a.test', task('a.test'))), ...Array.from({ length: 3 }, () => limits.run('b.test', task('b.test')))]);
+    // Two of each host start at once; the rest wait for a slot of their own host.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(gates.length).toBe(4);
+    expect(limits.busyHosts).toBe(2);
+    while (gates.length) {
+      gates.shift()?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(await all).toEqual([...Array(5).fill('a.test'), ...Array(3).fill('b.test')]);
+    expect(peak.get('a.test')).toBe(2);
+    expect(peak.get('b.test')).toBe(2);
+    expect(limits.busyHosts).toBe(0);
   });
 
   it('streams bodies, decompressed', async () => {

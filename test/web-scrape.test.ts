@@ -133,6 +133,37 @@ describe('markdown conversion', () => {
   });
 });
 
+describe('extraction details', () => {
+  it('gives a short page its cleaned article, not the sidebar an uncleaned retry would add', () => {
+    // Less text than Readability's 500-character bar: its retries with less cleaning used to win.
+    const html = `<!doctype html><html><head><title>Release notes</title></head><body>
+      <nav><a href="/">Home</a> <a href="/docs">Docs</a></nav>
+      <div class="content"><h1>Release notes</h1>
+      <p>Version 2.4 speeds up start-up by loading plugins on first use, and fixes the crash when a config file is empty.</p>
+      <p>Upgrading needs no changes; the old settings file is read as before and rewritten on first save.</p></div>
+      <div class="sidebar"><p>Related: version 2.3, version 2.2, the road map and the forum.</p></div>
+      <footer>Copyright Example Corp</footer></body></html>`;
+    const { content } = extractPage(html, { url: 'https://example.org/notes', format: 'markdown', onlyMainContent: true });
+    expect(content).toContain('Version 2.4 speeds up start-up');
+    expect(content).toContain('rewritten on first save.');
+    expect(content).not.toContain('Related:');
+    expect(content).not.toContain('Copyright');
+  });
+
+  it('makes a markdown table of a table written without thead or tbody', () => {
+    const html = '<html><body><article><p>The limits of each plan, in a table written without sections, as old pages and generators often write them.</p><table><tr><th>Plan</th><th>Calls</th></tr><tr><td>Free</td><td>10</td></tr></table></article></body></html>';
+    const { content } = extractPage(html, { url: 'https://example.org/', format: 'markdown', onlyMainContent: true });
+    expect(content).toMatch(/^\|\s*Plan\s*\|\s*Calls\s*\|$/m);
+    expect(content).toMatch(/^\|\s*Free\s*\|\s*10\s*\|$/m);
+  });
+
+  it('keeps text around character references as one text (no stray markdown escapes)', () => {
+    const html = '<html><body><article><p>Declare it as Map&lt;string, number&gt; and read this paragraph, long enough to count as the article of this page.</p></article></body></html>';
+    const { content } = extractPage(html, { url: 'https://example.org/', format: 'markdown', onlyMainContent: true });
+    expect(content).toContain('Map<string, number> and read');
+  });
+});
+
 describe('web page metadata', () => {
   it('reads OpenGraph, Twitter, JSON-LD, canonical, favicon and language', async () => {
     const page = `<!doctype html><html lang="fr"><head><title>Raw title</title>

@@ -12,6 +12,7 @@ import { normalizeUrl, sameSite, siteOf, looksLikePage } from '../src/web/urls.j
 import { deliverWebhook, signWebhook, webhookSecret } from '../src/jobs/webhook.js';
 import { openStore } from '../src/store/store.js';
 import { HttpClient } from '../src/net/http.js';
+import { drainQueue } from '../src/web/pool.js';
 
 describe('URL normalisation', () => {
   it('lower-cases scheme and host, drops default ports, fragments and duplicate slashes', () => {
@@ -25,6 +26,61 @@ describe('URL normalisation', () => {
     expect(sameSite('http://sub.example.com/x', 'example.com')).toBe(false);
     expect(looksLikePage('https://example.com/report.pdf')).toBe(false);
     expect(looksLikePage('https://example.com/article')).toBe(true);
+  });
+});
+
+describe('the crawl work queue', () => {
+  it('starts the next item when one releases its slot, keeps at most twice the slots unfinished, and waits for all', async () => {
+    const queue = Array.from({ length: 20 }, (_, i) => i);
+    const finishers: Array<() => void> = [];
+    let holding = 0;
+    let unfinished = 0;
+    let peakHolding = 0;
+    let peakUnfinished = 0;
+    const done: number[] = [];
+    const drained = drainQueue(queue, 3, async (item, release) => {
+      holding++;
+      unfinished++;
+      peakHolding = Math.max(peakHolding, holding);
+      peakUnfinished = Math.max(peakUnfinished, unfinished);
+      await new Promise((resolve) => setImmediate(resolve));
+      // "Fetched": the slot goes back while the item goes on (its extraction).
+      holding--;
+      release();
+      await new Promise<void>((resolve) => finishers.push(resolve));
+      unfinished--;
+      done.push(item);
+    });
+    while (done.length < 20) {
+      await new Promise((resolve) => setImmediate(resolve));
+      finishers.shift()?.();
+    }
+    await drained;
+    expect(done.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(peakHolding).toBe(3);
+    expect(peakUnfinished).toBe(6);
+  });
+
+  it('without release, keeps to the slots and stops starting when canStart says no', async () => {
+    const queue = Array.from({ length: 10 }, (_, i) => i);
+    let running = 0;
+    let peak = 0;
+    let started = 0;
+    await drainQueue(
+      queue,
+      2,
+      async () => {
+        started++;
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((resolve) => setImmediate(resolve));
+        running--;
+      },
+      () => started < 7,
+    );
+    expect(peak).toBe(2);
+    expect(started).toBe(7);
+    expect(queue.length).toBe(3);
   });
 });
 

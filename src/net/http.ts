@@ -19,10 +19,10 @@ import { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';
 import { request, type Dispatcher, type Agent, type FormData } from 'undici';
-import Bottleneck from 'bottleneck';
 import type { UpstreamOverride } from '../config.js';
 import { GleanerError } from '../errors.js';
 import { applyOverride } from './overrides.js';
+import { HostLimits } from './host-limits.js';
 import { blockedHostReason } from './ssrf.js';
 import { BlockedAddressError, createAgent, resolveAllowed, systemResolver, type Resolver } from './guard-agent.js';
 import { decodeBody } from './charset.js';
@@ -126,7 +126,7 @@ export class HttpClient {
   private readonly guardedAgent: Agent;
   private readonly openAgent: Agent;
   private readonly resolver: Resolver;
-  private readonly hosts: Bottleneck.Group;
+  private readonly hosts: HostLimits;
   private readonly trusted: Set<string>;
   /** The exits per platform; adapters rotate a platform's pool when they recognise a block. */
   readonly egress: Egress;
@@ -138,7 +138,7 @@ export class HttpClient {
     const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
     this.guardedAgent = createAgent({ guarded: true, resolver: this.resolver, connectTimeoutMs });
     this.openAgent = createAgent({ guarded: false, resolver: this.resolver, connectTimeoutMs });
-    this.hosts = new Bottleneck.Group({ maxConcurrent: options.perHostConcurrency ?? 8 });
+    this.hosts = new HostLimits(options.perHostConcurrency ?? 8);
     this.trusted = new Set((options.trustedOrigins ?? []).map((origin) => new URL(origin).origin));
   }
 
@@ -146,6 +146,9 @@ export class HttpClient {
     const maxBytes = options.maxBytes ?? this.options.defaultMaxBytes ?? 20 * 1024 * 1024;
     return this.exchange(url, options, async (hop, current) => {
       const body = await readCapped(hop, current, maxBytes);
+      // undici reuses a kept-alive socket only after a full turn of the event loop; answering after
+      // that turn lets the caller's next request to the host take the same connection, not a new one.
+      await new Promise((resolve) => setImmediate(resolve));
       const headers = { ...hop.headers };
       if (headers['content-encoding']) {
         delete headers['content-encoding'];
@@ -276,8 +279,7 @@ export class HttpClient {
       const pinned = guarded && proxied ? await this.pinnedAddress(current) : undefined;
       for (let attempt = 0; ; attempt++) {
         const outcome = await this.hosts
-          .key(current.host)
-          .schedule(() => this.attempt(current, { method, body, headers, signal, guarded, proxied, pinned, manual: options.redirect === 'manual' }, finish))
+          .run(current.host, () => this.attempt(current, { method, body, headers, signal, guarded, proxied, pinned, manual: options.redirect === 'manual' }, finish))
           .catch((error: unknown) => ({ error }));
         if ('error' in outcome) {
           const failure = outcome.error;

@@ -88,7 +88,7 @@ export async function crawlSite(http: HttpClient, url: string, options: CrawlOpt
   const maxAttempts = options.maxPages * 3;
   const total = () => (mode === 'sitemap' ? Math.min(options.maxPages, queue.length + pages.length + failed.length) : options.maxPages);
 
-  const visit = async (pageUrl: string) => {
+  const visit = async (pageUrl: string, release: () => void) => {
     if (requested.has(pageUrl) || !(await site.allowed(pageUrl))) return;
     let current = pageUrl;
     try {
@@ -96,6 +96,8 @@ export async function crawlSite(http: HttpClient, url: string, options: CrawlOpt
         requested.add(current);
         const outcome = await get(current);
         if (!(outcome instanceof RedirectSignal)) {
+          // Fetched: the next page may be fetched while this one is extracted.
+          release();
           const page = await scrapeFetchedWith(outcome, { format: options.format, onlyMainContent: options.onlyMainContent ?? true }, extractOffThread);
           if (pages.length >= options.maxPages) return;
           const { urls, ...rest } = page;
@@ -132,9 +134,9 @@ export async function crawlSite(http: HttpClient, url: string, options: CrawlOpt
   await drainQueue(
     queue,
     options.concurrency ?? 8,
-    (item) => {
+    (item, release) => {
       attempts++;
-      return visit(item);
+      return visit(item, release);
     },
     (running) => pages.length + running < options.maxPages && attempts < maxAttempts && !options.signal?.aborted,
   );

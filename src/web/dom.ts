@@ -23,6 +23,8 @@ export interface DomElement extends DomNode {
   querySelector(selector: string): DomElement | null;
   querySelectorAll(selector: string): ArrayLike<DomElement> & Iterable<DomElement>;
   remove(): void;
+  /** Merges adjacent text nodes (the parser may split one text into several). */
+  normalize(): void;
   replaceWith(node: DomNode | string): void;
 }
 
@@ -36,6 +38,30 @@ export interface DomDocument {
   getElementsByTagName(name: string): ArrayLike<DomElement> & Iterable<DomElement>;
   createElement(name: string): DomElement;
 }
+
+/**
+ * linkedom's tables have no `rows`, which the markdown table rule (turndown's GFM plugin) reads to
+ * decide whether a table can be a markdown table; without it every table would come out as loose
+ * paragraphs. The standard getter: the table's own rows, then those of its sections.
+ */
+function addTableRows(): void {
+  const prototype = Object.getPrototypeOf(new DOMParser().parseFromString('<table></table>', 'text/html').querySelector('table'));
+  if (!prototype || 'rows' in prototype) return;
+  Object.defineProperty(prototype, 'rows', {
+    configurable: true,
+    get(this: DomElement) {
+      const rows: DomElement[] = [];
+      for (const child of Array.from(this.childNodes) as DomElement[]) {
+        if (child.nodeName === 'TR') rows.push(child);
+        else if (/^(?:THEAD|TBODY|TFOOT)$/.test(child.nodeName)) {
+          for (const row of Array.from(child.childNodes) as DomElement[]) if (row.nodeName === 'TR') rows.push(row);
+        }
+      }
+      return rows;
+    },
+  });
+}
+addTableRows();
 
 export function parseDocument(html: string): DomDocument {
   // linkedom does not build the implied <html>/<body> of a bare fragment; give it one.

@@ -18,8 +18,9 @@ function extractPool(): Piscina {
   const filename = new URL(fromSources ? './extract-worker.ts' : './extract-worker.js', import.meta.url).href;
   pool = new Piscina({
     filename,
-    // One thread a core: the event loop only fetches and waits, so it needs little of its own.
-    maxThreads: Math.max(1, os.availableParallelism()),
+    // One thread a core but one: the event loop keeps a core for fetching, decompressing and
+    // following links (on 2 cores a second thread made the 500-page crawl bench slower, not faster).
+    maxThreads: Math.max(1, os.availableParallelism() - 1),
     minThreads: 1,
     idleTimeout: 30_000,
     execArgv: fromSources ? ['--import', import.meta.resolve('tsx')] : [],

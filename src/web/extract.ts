@@ -134,6 +134,22 @@ function tidyTitle(title: string | null, documentTitle: string | null): string |
   return head.split(/\s+/).length >= 3 ? head : title;
 }
 
+/** Readability's bar (its default) for an attempt to count as the article. */
+const ARTICLE_CHARS = 500;
+/** The share of a short page's text an attempt must keep to count as the article. */
+const SHORT_PAGE_SHARE = 0.5;
+
+/**
+ * Readability retries with less cleaning (up to four parses) until an attempt reaches its bar, and
+ * when none does keeps the longest, i.e. the one that cleaned least. A page with less text than the
+ * bar can never reach it, so every short page was parsed four times to keep its least cleaned
+ * version; for those the bar is half the page's own text instead.
+ */
+function articleThreshold(doc: DomDocument): number {
+  const pageChars = cleanText(doc.body?.textContent)?.length ?? 0;
+  return Math.max(1, Math.min(ARTICLE_CHARS, Math.ceil(pageChars * SHORT_PAGE_SHARE)));
+}
+
 /** Cookie and consent banners and modal dialogs: short blocks Readability may otherwise keep. */
 const BANNERS =
   '[id*="cookie" i], [class*="cookie" i], [id*="consent" i], [class*="consent" i], [class*="gdpr" i], [id*="gdpr" i], [role="dialog"], [aria-modal="true"], [role="alertdialog"]';
@@ -155,8 +171,8 @@ const BLOCK = new Set([
 ]);
 
 /** Plain text with one line per block, one blank line between paragraphs, tabs between table cells. */
-export function htmlToText(html: string): string {
-  const doc = parseDocument(html);
+export function htmlToText(html: string | DomElement): string {
+  const root = typeof html === 'string' ? parseDocument(html) : null;
   const out: string[] = [];
   const walk = (node: DomNode) => {
     if (node.nodeType === 3) {
@@ -174,7 +190,7 @@ export function htmlToText(html: string): string {
     for (const child of node.childNodes) walk(child);
     if (block) out.push(name === 'P' || /^H\d$/.test(name) ? '\n\n' : '\n');
   };
-  walk((doc.body ?? doc.documentElement) as DomNode);
+  walk(root ? ((root.body ?? root.documentElement) as DomNode) : (html as DomElement));
   return out
     .join('')
     .split('\n')
@@ -198,21 +214,23 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
   flattenMath(doc);
 
   let title: string | null = null;
-  let mainHtml: string | null = null;
+  // The content stays a DOM element to the end: serialising it for the converters to parse again
+  // cost a second HTML parse of every page.
+  let main: DomElement | null = null;
   if (options.onlyMainContent) {
     const classesToPreserve = languageClasses(doc);
     removeBanners(doc);
-    let article: { title?: string | null; content?: string | null; textContent?: string | null } | null = null;
+    let article: { title?: string | null; content?: DomElement | null; textContent?: string | null } | null = null;
     try {
       // Readability mutates the document; nothing below needs the untouched one.
-      article = new Readability(doc as never, { classesToPreserve }).parse();
+      article = new Readability(doc as never, { classesToPreserve, charThreshold: articleThreshold(doc), serializer: (element) => element as unknown as DomElement }).parse();
     } catch {
       article = null;
     }
     title = titleFromTagOnly ? tidyTitle(cleanText(article?.title), documentTitle) : cleanText(article?.title);
-    if (article?.content && cleanText(article.textContent)) mainHtml = article.content;
+    if (article?.content && cleanText(article.textContent)) main = article.content;
   }
-  if (mainHtml === null) {
+  if (main === null) {
     // Whole page (or no article found): the body without scripts and styles, and, for main
     // content, without navigation, headers, footers and cookie banners.
     const fresh = options.onlyMainContent ? parseDocument(html) : doc;
@@ -222,10 +240,11 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
     }
     removeAll(fresh, NEVER_CONTENT);
     if (options.onlyMainContent) removeAll(fresh, FURNITURE);
-    mainHtml = (fresh.querySelector('main, [role="main"]') && options.onlyMainContent ? fresh.querySelector('main, [role="main"]') : fresh.body)?.innerHTML ?? '';
+    main = (options.onlyMainContent ? fresh.querySelector('main, [role="main"]') : null) ?? fresh.body;
   }
   title ??= metadata.title ?? documentTitle;
 
-  const content = options.format === 'html' ? mainHtml.trim() : options.format === 'text' ? htmlToText(mainHtml) : htmlToMarkdown(mainHtml);
+  main?.normalize();
+  const content = !main ? '' : options.format === 'html' ? main.innerHTML.trim() : options.format === 'text' ? htmlToText(main) : htmlToMarkdown(main);
   return { title, content, links, metadata };
 }

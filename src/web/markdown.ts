@@ -59,10 +59,11 @@ function createService(): TurndownService {
 
 let shared: TurndownService | undefined;
 
-export function htmlToMarkdown(html: string): string {
+/** Markdown of an HTML string, or of a DOM element's contents (turndown reads the element as it is, without parsing HTML again). */
+export function htmlToMarkdown(html: string | El): string {
   shared ??= createService();
   return shared
-    .turndown(html)
+    .turndown(html as string)
     .replace(/\n{3,}/g, '\n\n')
     .trim();
 }
