@@ -13,6 +13,8 @@ import { callApi, createKeyWithCli, hasRedis, jobEnd, startGleaner, startRedis, 
 const JOBS = 8;
 const PAGES = 50;
 const LATENCY_MS = 50;
+/** Jobs a worker runs at once: fewer than JOBS, so that one worker cannot take every job and a second has work. */
+const JOB_CONCURRENCY = 2;
 
 async function round(workers: number): Promise<{ ms: number; pages: number }> {
   const redis = await startRedis();
@@ -21,7 +23,7 @@ async function round(workers: number): Promise<{ ms: number; pages: number }> {
     GLEANER_STORE_URL: redis.url,
     GLEANER_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-bench-scale-')),
     GLEANER_ALLOW_PRIVATE_URLS: 'true',
-    GLEANER_JOB_CONCURRENCY: String(JOBS),
+    GLEANER_JOB_CONCURRENCY: String(JOB_CONCURRENCY),
     GLEANER_LOG_LEVEL: 'warn',
   };
   const processes: GleanerProcess[] = [];
@@ -49,7 +51,7 @@ export async function benchScale(): Promise<void> {
     console.log('\njobs across workers: skipped (no redis-server)');
     return;
   }
-  console.log(`\njobs across workers (BullMQ on Redis): ${JOBS} crawl jobs of ${PAGES} pages, ${LATENCY_MS} ms latency a page, one serve --no-worker`);
+  console.log(`\njobs across workers (BullMQ on Redis): ${JOBS} crawl jobs of ${PAGES} pages, ${LATENCY_MS} ms latency a page, ${JOB_CONCURRENCY} jobs at once a worker, one serve --no-worker`);
   for (const workers of [1, 2]) {
     const { ms, pages } = await round(workers);
     console.log(`  ${workers} worker${workers > 1 ? 's' : ' '}: ${pages} pages in ${ms.toFixed(0)} ms = ${((pages / ms) * 1000).toFixed(1)} pages/s`);
