@@ -29,6 +29,8 @@ const WEB_GJL = read('transcript-api/youtube.innertube.json.static');
 const NO_CAPTIONS = read('transcript-api/youtube_transcripts_disabled.innertube.json.static');
 const BOT_CHECK = read('transcript-api/youtube_request_blocked.innertube.json.static');
 const CONSENT_PAGE = read('transcript-api/youtube_consent_page.html.static');
+/** The recorded page YouTube serves with HTTP 429 to a rate-limited address. */
+const TOO_MANY_REQUESTS = read('transcript-api/youtube_too_many_requests.html.static');
 /** Real json3 bodies of other videos, served for kX3nB4PpJko's English and Chinese tracks. */
 const JSON3_EN = read('timedtext-json3/bilingualtube_timedtext_json3_CVMO61kLAM8_2026-01.json');
 const JSON3_ZH = read('timedtext-json3/bilingualtube_timedtext_json3_-mC5FcbVzro_zh_manual_2026-01.json');
@@ -121,7 +123,13 @@ beforeAll(async () => {
   media = generateMedia();
   [replay, blockedYoutube, audio, stt, provider] = await Promise.all([startYoutubeReplay(), startYoutubeReplay(), startMediaServer(), startSttServer(), startPotProvider()]);
   replay.intercept = youtube2026;
-  blockedYoutube.intercept = (request) => (request.path === '/youtubei/v1/player' ? { body: BOT_CHECK } : undefined);
+  // A blocked exit: the bot check on player requests, the 429 "unusual traffic" page on every other InnerTube request.
+  blockedYoutube.intercept = (request) =>
+    request.path === '/youtubei/v1/player'
+      ? { body: BOT_CHECK }
+      : request.path.startsWith('/youtubei/')
+        ? { status: 429, type: 'text/html; charset=utf-8', body: TOO_MANY_REQUESTS }
+        : undefined;
   audio.serve('/videoplayback', media.make('youtube.m4a', 288), 'audio/mp4');
   const blockedPort = Number(new URL(blockedYoutube.origin).port);
   [proxyBlocked, proxyClean] = await Promise.all([startTestProxy(() => ({ host: '127.0.0.1', port: blockedPort })), startTestProxy()]);
@@ -326,6 +334,35 @@ describe('egress: a proxy pool for YouTube', () => {
     expect(again.status).toBe(200);
     expect(blockedYoutube.requests.length - blockedMark).toBe(1);
     expect(proxyBlocked.connects).toHaveLength(1);
+  });
+
+  it('search, channels and playlists move to the next proxy too when their exit answers 429, charged as usual', async () => {
+    const calls = [
+      '/v1/youtube/search?query=test&limit=3',
+      `/v1/youtube/channel?id=${q('https://www.youtube.com/user/creativecommons')}`,
+      '/v1/youtube/playlist/videos?id=PLoumn5BIsUDeGF1vy5Nylf_RJKn5aL_nr',
+    ];
+    for (const call of calls) {
+      // A fresh server starts on the pool's first proxy, the blocked one.
+      const s = await server({ GLEANER_PROXY_URL_YOUTUBE: `${proxyBlocked.url},${proxyClean.url}` });
+      const key = await s.createKey('Free', { credits: 10 });
+      const blockedMark = blockedYoutube.requests.length;
+      const reply = await s.request('GET', call, { apiKey: key });
+      expect(reply.status, `${call}: ${JSON.stringify(reply.body)}`).toBe(200);
+      // Asked once from the blocked exit, then from the next proxy, which the later requests keep.
+      expect(blockedYoutube.requests.length - blockedMark, call).toBe(1);
+      expect(await credits(s, key)).toBe(9);
+    }
+  });
+
+  it('search from a pool whose every exit answers 429: UPSTREAM_BLOCKED naming the proxy settings, free', async () => {
+    const s = await server({ GLEANER_PROXY_URL_YOUTUBE: proxyBlocked.url });
+    const key = await s.createKey('Free', { credits: 10 });
+    const reply = await s.request('GET', '/v1/youtube/search?query=test&limit=3', { apiKey: key });
+    expect(reply.status).toBe(503);
+    expect(reply.body.error.code).toBe('UPSTREAM_BLOCKED');
+    expect(reply.body.error.message).toContain('GLEANER_PROXY_URL_YOUTUBE');
+    expect(await credits(s, key)).toBe(10);
   });
 
   it('metadata (WEB) moves to the next proxy too when its exit is blocked', async () => {

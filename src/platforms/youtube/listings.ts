@@ -1,5 +1,6 @@
 /**
  * Channels and playlists: their info, and their video ids page after page through continuations.
+ * Every request moves to the next proxy of the pool when its exit is blocked, as for transcripts.
  */
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import type { Innertube } from 'youtubei.js';
@@ -7,6 +8,7 @@ import { GleanerError } from '../../errors.js';
 import type { HttpClient } from '../../net/http.js';
 import type { Logger } from '../../log.js';
 import { callYoutube, innertube } from './client.js';
+import { onFreshExits } from './clients.js';
 import { parseChannelRef, parsePlaylistRef } from './ids.js';
 import { parseCount, text, videoIdOf } from './items.js';
 
@@ -58,17 +60,17 @@ const gone = (what: string) => (status: number | undefined, message: string) => 
 };
 
 /** The UC... id of a channel named by id, @handle or URL. */
-export async function resolveChannelId(yt: Innertube, input: string): Promise<string> {
+export async function resolveChannelId(http: HttpClient, yt: Innertube, input: string): Promise<string> {
   const ref = parseChannelRef(input);
   if (ref.kind === 'id') return ref.id;
-  const endpoint = await callYoutube(`the lookup of ${ref.url}`, () => yt.resolveURL(ref.url), gone(`The channel ${input}`));
+  const endpoint = await onFreshExits(http, () => callYoutube(`the lookup of ${ref.url}`, () => yt.resolveURL(ref.url), gone(`The channel ${input}`)));
   const browseId = (endpoint?.payload as { browseId?: string } | undefined)?.browseId;
   if (!browseId?.startsWith('UC')) throw new GleanerError('CONTENT_NOT_FOUND', `"${input}" does not lead to a YouTube channel.`);
   return browseId;
 }
 
-async function loadChannel(yt: Innertube, id: string) {
-  return callYoutube(`the channel page of ${id}`, () => yt.getChannel(id), gone(`The channel ${id}`));
+async function loadChannel(http: HttpClient, yt: Innertube, id: string) {
+  return onFreshExits(http, () => callYoutube(`the channel page of ${id}`, () => yt.getChannel(id), gone(`The channel ${id}`)));
 }
 
 function imageUrl(images: any): string | null {
@@ -79,8 +81,8 @@ function imageUrl(images: any): string | null {
 
 export async function youtubeChannel(http: HttpClient, input: string): Promise<ChannelInfo> {
   const yt = await innertube(http);
-  const id = await resolveChannelId(yt, input);
-  const channel = await loadChannel(yt, id);
+  const id = await resolveChannelId(http, yt, input);
+  const channel = await loadChannel(http, yt, id);
   const meta = channel.metadata as any;
   const header = channel.header as any;
   const rows: string[] = (header?.content?.metadata?.metadata_rows ?? []).flatMap((row: any) =>
@@ -112,7 +114,7 @@ interface IdFeed {
  * Ids from a feed and its continuations, up to `limit`. A continuation that fails after the first
  * page ends the list early (complete: false) instead of failing the whole call.
  */
-async function collectIds(first: IdFeed, limit: number, log: Logger | undefined, what: string): Promise<{ ids: string[]; complete: boolean }> {
+async function collectIds(http: HttpClient, first: IdFeed, limit: number, log: Logger | undefined, what: string): Promise<{ ids: string[]; complete: boolean }> {
   const ids: string[] = [];
   const seen = new Set<string>();
   let feed = first;
@@ -127,7 +129,8 @@ async function collectIds(first: IdFeed, limit: number, log: Logger | undefined,
     }
     if (!feed.has_continuation || nodes.length === 0) return { ids, complete: true };
     try {
-      feed = await callYoutube(`the next page of ${what}`, () => feed.getContinuation());
+      const current = feed;
+      feed = await onFreshExits(http, () => callYoutube(`the next page of ${what}`, () => current.getContinuation()));
     } catch (error) {
       log?.warn({ err: error, what, gathered: ids.length }, 'youtube listing stopped early');
       return { ids, complete: false };
@@ -144,13 +147,13 @@ export async function youtubeChannelVideos(
   log?: Logger,
 ): Promise<VideoIdLists & { channelId: string }> {
   const yt = await innertube(http);
-  const id = await resolveChannelId(yt, input);
-  const channel = await loadChannel(yt, id);
+  const id = await resolveChannelId(http, yt, input);
+  const channel = await loadChannel(http, yt, id);
   const want = (type: ChannelVideoType) => options.type === 'all' || options.type === type;
   const tab = async (present: boolean, open: () => Promise<unknown>, name: string) => {
     if (!present) return { ids: [], complete: true };
-    const feed = (await callYoutube(`the ${name} tab of ${id}`, open, gone(`The ${name} tab of ${id}`))) as IdFeed;
-    return collectIds(feed, options.limit, log, `the ${name} of ${id}`);
+    const feed = (await onFreshExits(http, () => callYoutube(`the ${name} tab of ${id}`, open, gone(`The ${name} tab of ${id}`)))) as IdFeed;
+    return collectIds(http, feed, options.limit, log, `the ${name} of ${id}`);
   };
   // Tabs are read one after the other: one channel, one host, no need to hurry YouTube.
   const videos = want('video') ? await tab(channel.has_videos, () => channel.getVideos(), 'videos') : { ids: [], complete: true };
@@ -165,14 +168,14 @@ export async function youtubeChannelVideos(
   };
 }
 
-async function loadPlaylist(yt: Innertube, id: string) {
-  return callYoutube(`the playlist ${id}`, () => yt.getPlaylist(id), gone(`The playlist ${id}`));
+async function loadPlaylist(http: HttpClient, yt: Innertube, id: string) {
+  return onFreshExits(http, () => callYoutube(`the playlist ${id}`, () => yt.getPlaylist(id), gone(`The playlist ${id}`)));
 }
 
 export async function youtubePlaylist(http: HttpClient, input: string): Promise<PlaylistInfo> {
   const yt = await innertube(http);
   const id = parsePlaylistRef(input);
-  const playlist = await loadPlaylist(yt, id);
+  const playlist = await loadPlaylist(http, yt, id);
   const info = playlist.info as any;
   const updated = text(info.last_updated);
   return {
@@ -190,7 +193,7 @@ export async function youtubePlaylist(http: HttpClient, input: string): Promise<
 export async function youtubePlaylistVideos(http: HttpClient, input: string, limit: number, log?: Logger): Promise<VideoIdLists & { playlistId: string }> {
   const yt = await innertube(http);
   const id = parsePlaylistRef(input);
-  const playlist = await loadPlaylist(yt, id);
-  const { ids, complete } = await collectIds(playlist as unknown as IdFeed, limit, log, `the playlist ${id}`);
+  const playlist = await loadPlaylist(http, yt, id);
+  const { ids, complete } = await collectIds(http, playlist as unknown as IdFeed, limit, log, `the playlist ${id}`);
   return { playlistId: id, videoIds: ids, shortIds: [], liveIds: [], complete };
 }

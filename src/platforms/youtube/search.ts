@@ -12,6 +12,7 @@ import { YT, YTNodes, type Innertube } from 'youtubei.js';
 import { GleanerError } from '../../errors.js';
 import type { HttpClient } from '../../net/http.js';
 import { callYoutube, innertube } from './client.js';
+import { onFreshExits } from './clients.js';
 import { resultItems, type ResultItem } from './items.js';
 
 export interface SearchOptions {
@@ -143,13 +144,16 @@ interface Page {
   estimated?: number;
 }
 
-async function fetchPage(yt: Innertube, query: string, params: string, continuation: string | undefined): Promise<Page> {
-  const search = await callYoutube(`the search for "${query}"`, async () => {
-    const response = continuation
-      ? await yt.actions.execute('/search', { continuation, parse: true })
-      : await yt.actions.execute('/search', { query, params, parse: true });
-    return new YT.Search(yt.actions, response, true);
-  });
+async function fetchPage(http: HttpClient, yt: Innertube, query: string, params: string, continuation: string | undefined): Promise<Page> {
+  // A blocked exit (bot check, 429) moves YouTube's requests to the next proxy of the pool, as for transcripts.
+  const search = await onFreshExits(http, () =>
+    callYoutube(`the search for "${query}"`, async () => {
+      const response = continuation
+        ? await yt.actions.execute('/search', { continuation, parse: true })
+        : await yt.actions.execute('/search', { query, params, parse: true });
+      return new YT.Search(yt.actions, response, true);
+    }),
+  );
   const next = search.memo.getType(YTNodes.ContinuationItem).at(-1) as { endpoint?: { payload?: { token?: string } } } | undefined;
   return {
     items: search.results.flatMap((node) => resultItems(node)),
@@ -172,7 +176,7 @@ export async function youtubeSearch(http: HttpClient, options: SearchOptions, no
   for (;;) {
     let page: Page;
     try {
-      page = await fetchPage(yt, options.query, params, continuation);
+      page = await fetchPage(http, yt, options.query, params, continuation);
     } catch (error) {
       // A later page that fails does not waste the results gathered: the token retries that page.
       if (results.length === 0) throw error;
