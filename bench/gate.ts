@@ -3,6 +3,7 @@
  * on the real server and the real SQLite store, for a free call and a charged one, beside a bare
  * node:http handler in the same process as the ceiling. Credits are counted after the run.
  */
+import fs from 'node:fs';
 import http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +27,8 @@ const charged = defineOperation({
     return { ok: true };
   },
 });
+
+const SLOW_FSYNC_MS = 5;
 
 async function measure(label: string, total: number, concurrency: number, call: () => Promise<number>): Promise<number> {
   let next = 0;
@@ -62,6 +65,22 @@ export async function benchGate(): Promise<void> {
     const paid = await measure('gate, 1-credit call (SQLite, atomic charge)', total, 32, get(server.baseUrl, '/v1/bench/charged'));
     const { used } = await server.app.services.accounts.balance(account);
     console.log(`gate: 1-credit throughput ${((paid / free) * 100).toFixed(0)}% of the free call's; credits charged ${used} for ${total} calls (${used === total ? 'none lost' : 'MISMATCH'})`);
+    // A slow disk, simulated: every fsync (SQLite's, which blocks the event loop) made to last 5 ms.
+    const fsync = fs.fsyncSync;
+    fs.fsyncSync = (fd: number) => {
+      const until = performance.now() + SLOW_FSYNC_MS;
+      fsync(fd);
+      while (performance.now() < until);
+    };
+    try {
+      const slowFree = await measure(`gate, free call, every fsync ${SLOW_FSYNC_MS} ms (slow disk)`, total, 32, get(server.baseUrl, '/v1/me'));
+      const slowPaid = await measure(`gate, 1-credit call, every fsync ${SLOW_FSYNC_MS} ms (slow disk)`, total, 32, get(server.baseUrl, '/v1/bench/charged'));
+      console.log(`gate on the slow disk: 1-credit throughput ${((slowPaid / slowFree) * 100).toFixed(0)}% of the free call's`);
+    } finally {
+      fs.fsyncSync = fsync;
+    }
+    const after = await server.app.services.accounts.balance(account);
+    console.log(`gate: credits charged ${after.used} for ${total * 2} charged calls in all (${after.used === total * 2 ? 'none lost' : 'MISMATCH'})`);
     const rss = process.memoryUsage().rss / 1024 / 1024;
     console.log(`gate: RSS after runs ${rss.toFixed(0)} MiB`);
   } finally {

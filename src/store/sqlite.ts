@@ -29,13 +29,21 @@ const STALE_LOCK_MS = 10_000;
 const BUSY_GIVE_UP_MS = 30_000;
 
 /**
- * How long a lazy write waits for company (2 ms measured best of 1, 2 and 5 in bench/gate.ts). Lazy writes (the credit ledger's) commit together, apart
- * from reads, which commit every turn but need no fsync: one fsync then covers every charge of a few
+ * How long a lazy write waits for company (2 ms measured best of 1, 2 and 5 in bench/gate.ts). Lazy
+ * writes (the credit ledger's) commit together, apart from reads, which commit every turn but need no
+ * fsync: one commit (three fsyncs with the rollback journal) then covers every charge of a few
  * milliseconds instead of every turn's. Lazy writes run in the order they were queued.
  */
 const LAZY_MS = 2;
+/**
+ * On a slow disk a lazy write waits as long as the last commit of lazy writes took (at most this):
+ * fsync blocks the event loop, so gathering for as long as a commit lasts keeps commits to about half
+ * of the loop's time (bench/gate.ts with every fsync made 5 ms long: 15% more charged calls a second).
+ */
+const LAZY_MAX_MS = 20;
 
 interface Queued {
+  lazy?: boolean;
   work: (db: Db) => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -57,6 +65,8 @@ export class SqliteFile {
   private lazy: Queued[] = [];
   private flushing = false;
   private lazyTimer?: NodeJS.Timeout;
+  /** How long the last commit that carried lazy writes took (its fsync, mostly). */
+  private lastLazyCommitMs = 0;
   private closed = false;
 
   private constructor(
@@ -115,10 +125,10 @@ export class SqliteFile {
   transaction<T>(work: (db: Db) => T, options: { lazy?: boolean } = {}): Promise<T> {
     if (this.closed) return Promise.reject(new StoreFileError(this.file, 'the store is closed'));
     return new Promise<T>((resolve, reject) => {
-      const item = { work, resolve: resolve as (value: unknown) => void, reject };
+      const item: Queued = { lazy: options.lazy, work, resolve: resolve as (value: unknown) => void, reject };
       if (options.lazy) {
         this.lazy.push(item);
-        this.lazyTimer ??= setTimeout(() => this.flushSoon(), LAZY_MS);
+        this.lazyTimer ??= setTimeout(() => this.flushSoon(), Math.min(LAZY_MAX_MS, Math.max(LAZY_MS, this.lastLazyCommitMs)));
         return;
       }
       this.queue.push(item);
@@ -161,7 +171,9 @@ export class SqliteFile {
         }
         const outcomes = batch.map((item) => this.runOne(item));
         try {
+          const started = performance.now();
           this.db.exec('COMMIT');
+          if (batch.some((item) => item.lazy)) this.lastLazyCommitMs = performance.now() - started;
         } catch (error) {
           this.rollback();
           const failure = new StoreFileError(this.file, `a write failed (${(error as Error).message})`);
