@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpClient } from '../src/net/http.js';
 import { scrape } from '../src/web/scrape.js';
 import { htmlToText, extractPage } from '../src/web/extract.js';
+import { closeExtractPool, extractionsOffThread } from '../src/web/extract-pool.js';
 import { webPageMetadata } from '../src/web/fetch-metadata.js';
 import { REAL_PAGES_DIR, startFixtureSite, type FixtureSite } from './support/fixture-site.js';
 
@@ -16,6 +17,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await site.close();
   await http.close();
+  await closeExtractPool();
 });
 
 const words = (text: string) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
@@ -71,6 +73,13 @@ describe('scrape of the generated site', () => {
     expect(result.content).toContain('Footer text of the fixture site');
     expect(result.content).toContain('This is the body of page number 3');
     expect(result.content).not.toMatch(/tracking|color: red/);
+  });
+
+  it('extracts on the extraction threads, not on the event loop (a large page holds up no other call)', async () => {
+    const before = extractionsOffThread();
+    const result = await scrape(http, `${site.origin}/real/wikipedia/`, { format: 'markdown', onlyMainContent: true });
+    expect(result.content.length).toBeGreaterThan(10_000);
+    expect(extractionsOffThread()).toBe(before + 1);
   });
 
   it('decodes a windows-1252 page', async () => {

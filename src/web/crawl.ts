@@ -13,8 +13,8 @@ import type { HttpClient } from '../net/http.js';
 import { GleanerError, toGleanerError, type ErrorCode } from '../errors.js';
 import type { ContentFormat } from './extract.js';
 import { fetchPage, RedirectSignal } from './fetch-page.js';
-import { scrapeFetchedWith, type ScrapeResult } from './scrape.js';
-import { extractOffThread, warmExtractPool } from './extract-pool.js';
+import { scrapeFetched, type ScrapeResult } from './scrape.js';
+import { warmExtractPool } from './extract-pool.js';
 import { readSitemaps } from './sitemap.js';
 import { Site } from './site.js';
 import { looksLikePage } from './urls.js';
@@ -98,7 +98,7 @@ export async function crawlSite(http: HttpClient, url: string, options: CrawlOpt
         if (!(outcome instanceof RedirectSignal)) {
           // Fetched: the next page may be fetched while this one is extracted.
           release();
-          const page = await scrapeFetchedWith(outcome, { format: options.format, onlyMainContent: options.onlyMainContent ?? true }, extractOffThread);
+          const page = await scrapeFetched(outcome, { format: options.format, onlyMainContent: options.onlyMainContent ?? true });
           if (pages.length >= options.maxPages) return;
           const { urls, ...rest } = page;
           pages.push(rest);

@@ -32,6 +32,11 @@ export function extractOffThread(html: string, options: ExtractOptions): Promise
   return extractPool().run({ html, options }) as Promise<ExtractedPage>;
 }
 
+/** Pages extracted by the threads since the pool started (tests, metrics). */
+export function extractionsOffThread(): number {
+  return pool?.completed ?? 0;
+}
+
 /** Starts the threads now (a crawl does while it reads robots.txt and the sitemaps). */
 export function warmExtractPool(): void {
   extractPool();

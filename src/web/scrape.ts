@@ -22,7 +22,8 @@
  */
 import type { HttpClient } from '../net/http.js';
 import type { Metadata } from '../platforms/types.js';
-import { extractPage, type ContentFormat, type ExtractedPage, type ExtractOptions } from './extract.js';
+import type { ContentFormat, ExtractedPage, ExtractOptions } from './extract.js';
+import { extractOffThread } from './extract-pool.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';
 
 export interface ScrapeOptions {
@@ -47,8 +48,12 @@ export interface ScrapeResult {
   metadata: Metadata;
 }
 
-/** Turns an already fetched page into the scrape reply (the crawler fetches on its own). */
-export function scrapeFetched(page: FetchedPage, options: Omit<ScrapeOptions, 'signal'>): ScrapeResult {
+/**
+ * Turns an already fetched page into the scrape reply (the crawler fetches on its own). HTML is
+ * extracted on the extraction threads (extract-pool.ts): a large page costs tens to hundreds of
+ * milliseconds of Readability and markdown, which on the event loop would hold up every other call.
+ */
+export async function scrapeFetched(page: FetchedPage, options: Omit<ScrapeOptions, 'signal'>): Promise<ScrapeResult> {
   if (page.kind === 'text') {
     const metadata: Metadata = { platform: 'web', url: page.url, id: page.url, title: null, description: null, author: null, thumbnails: [], tags: [] };
     return {
@@ -67,17 +72,7 @@ export function scrapeFetched(page: FetchedPage, options: Omit<ScrapeOptions, 's
       metadata,
     };
   }
-  return assemble(page, options.format, extractPage(page.text, extractOptions(page, options)));
-}
-
-/** scrapeFetched with the extraction done by `extract` (the crawler's thread pool). */
-export async function scrapeFetchedWith(
-  page: FetchedPage,
-  options: Omit<ScrapeOptions, 'signal'>,
-  extract: (html: string, options: ExtractOptions) => Promise<ExtractedPage>,
-): Promise<ScrapeResult> {
-  if (page.kind === 'text') return scrapeFetched(page, options);
-  return assemble(page, options.format, await extract(page.text, extractOptions(page, options)));
+  return assemble(page, options.format, await extractOffThread(page.text, extractOptions(page, options)));
 }
 
 function extractOptions(page: FetchedPage, options: Omit<ScrapeOptions, 'signal'>): ExtractOptions {
@@ -104,5 +99,5 @@ function assemble(page: FetchedPage, format: ContentFormat, extracted: Extracted
 
 export async function scrape(http: HttpClient, url: string, options: ScrapeOptions): Promise<ScrapeResult> {
   const page = await fetchPage(http, url, { signal: options.signal });
-  return scrapeFetched(page, options);
+  return scrapeFetched(page, { format: options.format, onlyMainContent: options.onlyMainContent });
 }
