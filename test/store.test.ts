@@ -28,6 +28,27 @@ describe('the default store', () => {
   });
 });
 
+/** Reserve 3 credits, close the reservation as charged: the row goes, the 3 credits stay used. */
+async function keepCharges(accounts: Accounts, store: Awaited<ReturnType<typeof openStore>>): Promise<void> {
+  const { account } = await accounts.create({ plan: 'Free' });
+  const { reservation } = await accounts.reserve(account.id, 3);
+  expect((await store.ledger.reservations()).map((r) => r.id)).toContain(reservation.id);
+  await store.ledger.keep(reservation.id);
+  expect((await store.ledger.reservations()).map((r) => r.id)).not.toContain(reservation.id);
+  expect((await accounts.balance(account)).used).toBe(3);
+}
+
+describe('the credit ledger', () => {
+  it('on SQLite, keeping a reservation removes its row and leaves its credits used', async () => {
+    const store = await openStore({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-ledger-')) });
+    try {
+      await keepCharges(new Accounts(store), store);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('a store written by an earlier version', () => {
   it("brings over Keyv's table: keys keep working and their credits used stay used", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-keyv-'));
@@ -86,6 +107,15 @@ describe.skipIf(!hasRedis())('a shared Redis store', () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it('keeping a reservation removes its row and leaves its credits used', async () => {
+    const store = await openStore({ dataDir: '/nonexistent', storeUrl: url });
+    try {
+      await keepCharges(new Accounts(store), store);
+    } finally {
+      await store.close();
     }
   });
 

@@ -222,9 +222,7 @@ export class Accounts {
    */
   keep(reservation: Reservation): void {
     void this.store
-      .guard(() =>
-        this.store.ledger.settle({ ...this.ref(reservation.accountId), reservationId: reservation.id, period: creditPeriod(this.clock()), actual: reservation.amount }, { lazy: true }),
-      )
+      .guard(() => this.store.ledger.keep(reservation.id))
       // Left held, the row is returned by the sweep once this process is gone: in the user's favour.
       .catch(() => undefined);
   }

@@ -60,6 +60,12 @@ export interface CreditLedger {
    * A reservation that no longer exists (already settled, or returned by the sweep) charges nothing.
    */
   settle(request: SettleRequest, options?: SettleOptions): Promise<{ charged: number; used: number; found: boolean; record?: string }>;
+  /**
+   * Closes a reservation charged exactly as reserved: its credits are already in the usage, so only
+   * its row goes (no read, no usage write). May become durable a few milliseconds later (SQLite's
+   * group commit): a crash before that leaves the row, which the sweep returns, in the user's favour.
+   */
+  keep(reservationId: string): Promise<void>;
   /** The account record and its usage, read together. */
   usage(ref: Omit<AccountRef, 'allowanceOf'>, period: string): Promise<{ used: number; record?: string }>;
   reservations(): Promise<HeldReservation[]>;

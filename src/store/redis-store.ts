@@ -170,6 +170,10 @@ class RedisLedger implements CreditLedger {
     return { charged: charged!, used: used!, found: found === 1, record };
   }
 
+  async keep(reservationId: string): Promise<void> {
+    await this.client.multi().del(reservationKey(reservationId)).sRem(RESERVATIONS, reservationId).exec();
+  }
+
   async usage(ref: { account: string; recordKey: string }, period: string): Promise<{ used: number; record?: string }> {
     const [[stored, used], record] = await Promise.all([this.client.hmGet(usageKey(ref.account), ['period', 'used']), this.client.get(PREFIX + ref.recordKey)]);
     return { used: stored === period ? Number(used) : 0, record: record ?? undefined };

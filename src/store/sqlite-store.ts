@@ -196,6 +196,10 @@ class SqliteLedger implements CreditLedger {
     }, options);
   }
 
+  keep(reservationId: string): Promise<void> {
+    return this.file.transaction((db) => this.sql.run(db, 'DELETE FROM reservations WHERE id = ?', [reservationId]), { lazy: true });
+  }
+
   usage(ref: { account: string; recordKey: string }, period: string): Promise<{ used: number; record?: string }> {
     return this.file.transaction((db) => ({ used: this.usedIn(db, ref.account, period), record: this.read(db, ref.recordKey) }));
   }
