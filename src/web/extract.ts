@@ -27,16 +27,17 @@ export interface ExtractedPage {
   metadata: Metadata;
 }
 
-/** Attributes holding URLs that must be absolute in the output. */
-const URL_ATTRIBUTES: Array<[string, string]> = [
-  ['a[href]', 'href'],
-  ['img[src]', 'src'],
-  ['video[src]', 'src'],
-  ['video[poster]', 'poster'],
-  ['audio[src]', 'src'],
-  ['source[src]', 'src'],
-  ['area[href]', 'href'],
-];
+/** Attributes holding URLs that must be absolute in the output, by element. */
+const URL_ATTRIBUTES: Record<string, string[]> = {
+  A: ['href'],
+  AREA: ['href'],
+  IMG: ['src', 'data-src', 'srcset'],
+  VIDEO: ['src', 'poster'],
+  AUDIO: ['src'],
+  SOURCE: ['src', 'srcset'],
+};
+/** Every element with one of those attributes: one walk of the document instead of one per attribute. */
+const WITH_URLS = 'a[href], area[href], img[src], img[data-src], img[srcset], video[src], video[poster], audio[src], source[src], source[srcset]';
 
 /** Elements never part of a page's text. */
 const NEVER_CONTENT = 'script, style, noscript, template, link, meta, svg, canvas, iframe, object, embed';
@@ -55,33 +56,33 @@ function resolve(value: string, base: string): string | null {
 }
 
 function absolutize(doc: DomDocument, base: string): void {
-  for (const [selector, attribute] of URL_ATTRIBUTES) {
-    for (const element of doc.querySelectorAll(selector)) {
-      const value = element.getAttribute(attribute) ?? '';
-      if (value.trim().startsWith('#')) continue;
-      const url = resolve(value, base);
-      if (url) element.setAttribute(attribute, url);
+  for (const element of doc.querySelectorAll(WITH_URLS)) {
+    for (const attribute of URL_ATTRIBUTES[element.nodeName] ?? []) {
+      const value = element.getAttribute(attribute);
+      if (value === null) continue;
+      if (attribute === 'srcset') {
+        const srcset = value
+          .split(',')
+          .map((part) => {
+            const [candidate, ...descriptor] = part.trim().split(/\s+/);
+            const url = candidate ? resolve(candidate, base) : null;
+            return url ? [url, ...descriptor].join(' ') : '';
+          })
+          .filter(Boolean)
+          .join(', ');
+        element.setAttribute('srcset', srcset);
+      } else if (attribute === 'data-src') {
+        // Lazy images keep the real source in data-src; without it the markdown has placeholder images.
+        const src = element.getAttribute('src') ?? '';
+        if (!src || src.startsWith('data:')) {
+          const url = resolve(value, base);
+          if (url) element.setAttribute('src', url);
+        }
+      } else if (!value.trim().startsWith('#')) {
+        const url = resolve(value, base);
+        if (url) element.setAttribute(attribute, url);
+      }
     }
-  }
-  // Lazy images keep the real source in data-src; without it the markdown has placeholder images.
-  for (const img of doc.querySelectorAll('img[data-src]')) {
-    const src = img.getAttribute('src') ?? '';
-    if (!src || src.startsWith('data:')) {
-      const url = resolve(img.getAttribute('data-src') ?? '', base);
-      if (url) img.setAttribute('src', url);
-    }
-  }
-  for (const element of doc.querySelectorAll('img[srcset], source[srcset]')) {
-    const srcset = (element.getAttribute('srcset') ?? '')
-      .split(',')
-      .map((part) => {
-        const [candidate, ...descriptor] = part.trim().split(/\s+/);
-        const url = candidate ? resolve(candidate, base) : null;
-        return url ? [url, ...descriptor].join(' ') : '';
-      })
-      .filter(Boolean)
-      .join(', ');
-    element.setAttribute('srcset', srcset);
   }
 }
 
@@ -146,8 +147,22 @@ const SHORT_PAGE_SHARE = 0.5;
  * version; for those the bar is half the page's own text instead.
  */
 function articleThreshold(doc: DomDocument): number {
-  const pageChars = cleanText(doc.body?.textContent)?.length ?? 0;
+  const pageChars = textLengthUpTo(doc.body, ARTICLE_CHARS / SHORT_PAGE_SHARE);
   return Math.max(1, Math.min(ARTICLE_CHARS, Math.ceil(pageChars * SHORT_PAGE_SHARE)));
+}
+
+/** The length of a node's text, whitespace collapsed, counted only up to `cap` (a large page stops early). */
+function textLengthUpTo(root: DomNode | null, cap: number): number {
+  let length = 0;
+  const walk = (node: DomNode): void => {
+    for (const child of node.childNodes) {
+      if (length >= cap) return;
+      if (child.nodeType === 3) length += (child.textContent ?? '').replace(/\s+/g, ' ').length;
+      else if (child.nodeType === 1) walk(child);
+    }
+  };
+  if (root) walk(root);
+  return length;
 }
 
 /** Cookie and consent banners and modal dialogs: short blocks Readability may otherwise keep. */
