@@ -32,7 +32,7 @@ export function extractOffThread(html: string, options: ExtractOptions): Promise
   return extractPool().run({ html, options }) as Promise<ExtractedPage>;
 }
 
-/** Pages extracted by the threads since the pool started (tests, metrics). */
+/** Pages extracted by the threads since the pool started (tests). */
 export function extractionsOffThread(): number {
   return pool?.completed ?? 0;
 }

@@ -5,9 +5,9 @@
  *
  * An item may give its slot back before it is done (`release`): the crawler does once a page is
  * fetched, so the next fetch starts while that page is still being extracted instead of waiting
- * for the extraction threads. Released items still count as running for `canStart`, and at most
- * `concurrency` of them are waited on at once, so fetched pages never pile up faster than they
- * are extracted.
+ * for the extraction threads. Released items still count as running for `canStart`, and no more
+ * than twice `concurrency` items are unfinished at once, so fetched pages cannot pile up faster
+ * than they are extracted.
  */
 export async function drainQueue<T>(
   queue: T[],
