@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineOperation } from './define.js';
 import { publicJob } from '../jobs/jobs.js';
 import { accountReply, jobReply } from './outputs.js';
+import { FREE_LOOKUP, jobIdInput } from './lookups.js';
 
 /** What `credits` shows on a plan without a monthly limit (Enterprise). */
 export const UNLIMITED_CREDITS = 2 ** 31 - 1;
@@ -13,11 +14,7 @@ export const account = defineOperation({
   http: { method: 'GET', path: '/v1/me' },
   input: z.object({}),
   output: accountReply,
-  plan: 'Free',
-  cost: 0,
-  kind: 'sync',
-  readOnly: true,
-  openWorld: false,
+  ...FREE_LOOKUP,
   async run(_input, ctx) {
     const balance = await ctx.services.accounts.balance(ctx.account);
     return {
@@ -40,12 +37,8 @@ export const jobStatus = defineOperation({
     'Shows a job started by web_crawl or video_analysis: its status (queued, processing, completed, failed), progress and, once completed, its result. Poll every 2 to 5 seconds. Free to call.',
   http: { method: 'GET', path: '/v1/jobs/{jobId}' },
   output: jobReply(z.unknown()),
-  input: z.object({ jobId: z.string().min(1).max(100).describe('The job id returned when the job was started') }),
-  plan: 'Free',
-  cost: 0,
-  kind: 'sync',
-  readOnly: true,
-  openWorld: false,
+  input: z.object({ jobId: jobIdInput }),
+  ...FREE_LOOKUP,
   async run(input, ctx) {
     return publicJob(await ctx.services.jobs.get(input.jobId, ctx.account.id));
   },

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { defineOperation } from './define.js';
 import { publicJob } from '../jobs/jobs.js';
 import { jobReply } from './outputs.js';
+import { FREE_LOOKUP, jobIdInput } from './lookups.js';
 
 const jobSummary = jobReply(z.unknown()).omit({ result: true });
 
@@ -15,13 +16,10 @@ export const jobCancel = defineOperation({
   description:
     'Cancels a job started by web_crawl or video_analysis. A queued job ends at once and its credits are returned; a running one stops at its next page or chunk: it ends with status cancelled, the part done is charged (a cancelled crawl returns and charges the pages it scraped) and the rest is refunded. A finished job is returned unchanged. Free to call.',
   http: { method: 'DELETE', path: '/v1/jobs/{jobId}' },
-  input: z.object({ jobId: z.string().min(1).max(100).describe('The job id returned when the job was started') }),
+  input: z.object({ jobId: jobIdInput }),
   output: jobReply(z.unknown()),
-  plan: 'Free',
-  cost: 0,
-  kind: 'sync',
+  ...FREE_LOOKUP,
   readOnly: false,
-  openWorld: false,
   async run(input, ctx) {
     return publicJob(await ctx.services.jobs.cancel(input.jobId, ctx.account.id, CANCEL_WAIT_MS));
   },
@@ -38,11 +36,7 @@ export const jobList = defineOperation({
     cursor: z.string().regex(/^\d{1,6}$/, 'is not a cursor from a previous page').optional().describe('The nextCursor of the previous page'),
   }),
   output: z.object({ jobs: z.array(jobSummary), nextCursor: z.string().nullable().describe('Pass as cursor for the next page; null on the last') }),
-  plan: 'Free',
-  cost: 0,
-  kind: 'sync',
-  readOnly: true,
-  openWorld: false,
+  ...FREE_LOOKUP,
   async run(input, ctx) {
     const page = await ctx.services.jobs.list(ctx.account.id, { limit: input.limit, cursor: input.cursor === undefined ? undefined : Number(input.cursor) });
     return {

@@ -9,8 +9,8 @@ import { GleanerError } from '../errors.js';
 import type { JobRecord } from '../jobs/jobs.js';
 import { crawlResult, transcriptBatchReply, videoBatchReply, youtubeVideo } from './outputs.js';
 import { transcriptResponse } from '../platforms/types.js';
+import { FREE_LOOKUP, jobIdInput } from './lookups.js';
 
-const jobIdInput = z.string().min(1).max(100).describe('The job id returned when the job was started');
 
 /** The job if it is this key's and was started by one of `operations`; NOT_FOUND otherwise. */
 async function jobOf(ctx: OperationContext, jobId: string, operations: string[]): Promise<JobRecord> {
@@ -58,11 +58,7 @@ export const youtubeBatchResults = defineOperation({
     completedAt: z.string().optional(),
     error: sdkError,
   }),
-  plan: 'Free',
-  cost: 0,
-  kind: 'sync',
-  readOnly: true,
-  openWorld: false,
+  ...FREE_LOOKUP,
   async run(input, ctx) {
     const job = await jobOf(ctx, input.jobId, ['youtube_transcript_batch', 'youtube_video_batch']);
     const base = { status: statusOf(job), error: errorOf(job), ...(job.finishedAt ? { completedAt: job.finishedAt } : {}) };
@@ -98,11 +94,7 @@ export const webCrawlResults = defineOperation({
     stoppedOn: z.literal('credits').optional(),
     error: sdkError,
   }),
-  plan: 'Free',
-  cost: 0,
-  kind: 'sync',
-  readOnly: true,
-  openWorld: false,
+  ...FREE_LOOKUP,
   async run(input, ctx) {
     const job = await jobOf(ctx, input.jobId, ['web_crawl']);
     const status = job.status === 'queued' || job.status === 'processing' ? 'scraping' : job.status;
@@ -135,11 +127,7 @@ export const extractResults = defineOperation({
     schema: z.record(z.string(), z.unknown()).optional(),
     error: sdkError,
   }),
-  plan: 'Free',
-  cost: 0,
-  kind: 'sync',
-  readOnly: true,
-  openWorld: false,
+  ...FREE_LOOKUP,
   async run(input, ctx) {
     const job = await jobOf(ctx, input.jobId, ['video_analysis']);
     const result = job.status === 'completed' && job.result ? (job.result as { data: unknown; schema: Record<string, unknown> }) : undefined;
