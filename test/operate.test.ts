@@ -125,14 +125,16 @@ describe('/metrics (issue 15.3)', () => {
     const credits = { operation: 'test_post_echo' };
     const upstream = { platform: 'web', code: 'UPSTREAM_ERROR' };
     const failedJobs = { operation: 'test_job', status: 'failed' };
-    const before = await Promise.all([
-      sample('gleaner_requests_total', ok),
-      sample('gleaner_requests_total', unauthorized),
-      sample('gleaner_credits_charged_total', credits),
-      sample('gleaner_upstream_failures_total', upstream),
-      sample('gleaner_jobs_total', failedJobs),
-      sample('gleaner_job_duration_seconds_count', failedJobs),
-    ]);
+    const counters = () =>
+      Promise.all([
+        sample('gleaner_requests_total', ok),
+        sample('gleaner_requests_total', unauthorized),
+        sample('gleaner_credits_charged_total', credits),
+        sample('gleaner_upstream_failures_total', upstream),
+        sample('gleaner_jobs_total', failedJobs),
+        sample('gleaner_job_duration_seconds_count', failedJobs),
+      ]);
+    const before = await counters();
 
     expect((await server.request('GET', '/v1/me', { apiKey: key })).status).toBe(200);
     expect((await server.request('GET', '/v1/me', { apiKey: key })).status).toBe(200);
@@ -148,14 +150,7 @@ describe('/metrics (issue 15.3)', () => {
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
 
-    const after = await Promise.all([
-      sample('gleaner_requests_total', ok),
-      sample('gleaner_requests_total', unauthorized),
-      sample('gleaner_credits_charged_total', credits),
-      sample('gleaner_upstream_failures_total', upstream),
-      sample('gleaner_jobs_total', failedJobs),
-      sample('gleaner_job_duration_seconds_count', failedJobs),
-    ]);
+    const after = await counters();
     expect(after.map((value, i) => value - before[i])).toEqual([2, 1, 1, 1, 1, 1]);
   });
 });
