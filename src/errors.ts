@@ -67,11 +67,15 @@ export function toGleanerError(error: unknown): GleanerError {
   return new GleanerError('INTERNAL_ERROR', 'An internal error occurred; the request id identifies it in the server log.', { cause: error });
 }
 
-/** The body every surface shows for an error. */
+/**
+ * The body every surface shows for an error: the spec's nested `error`, plus the message at the top
+ * level, where clients written for Supadata's flat errors (its SDK's SupadataError) read it.
+ */
 export interface ErrorEnvelope {
   error: { code: ErrorCode; message: string; requestId: string };
+  message: string;
 }
 
 export function errorEnvelope(error: GleanerError, requestId: string): ErrorEnvelope {
-  return { error: { code: error.code, message: error.message, requestId } };
+  return { error: { code: error.code, message: error.message, requestId }, message: error.message };
 }

@@ -9,7 +9,7 @@ import { planAtLeast } from '../accounts/plans.js';
 import type { AccountRecord, Balance, Reservation } from '../accounts/accounts.js';
 import type { RateLimiter, RateStatus } from '../accounts/rate.js';
 import { LeaseLost, publicJob, type JobRecord, type JobRunContext, type JobProgress } from '../jobs/jobs.js';
-import { costFloor, reserveCost, runsAsJob, settleCost, type AnyOperation, type OperationContext } from '../operations/define.js';
+import { costFloor, JobHandoff, reserveCost, runsAsJob, settleCost, type AnyOperation, type OperationContext } from '../operations/define.js';
 import type { Services } from '../operations/services.js';
 import { describeIssues, unknownParameters } from './validation.js';
 import type { ChatModel } from '../ai/chat.js';
@@ -29,6 +29,10 @@ export interface CallOptions {
   sampling?: ChatModel;
   /** The origin the REST request came to (see OperationContext.origin). */
   origin?: string;
+  /** The caller can poll a job (REST `Prefer: respond-async`): slow work may answer 202 (see JobHandoff). */
+  prefersAsync?: boolean;
+  /** Run even a job operation in the request and answer its result (a route of HttpBinding.inlineAliases). */
+  inline?: boolean;
 }
 
 export interface CallResult {
@@ -97,29 +101,39 @@ export class Gate {
     try {
       await held.add(await this.affordable(operation, input, account));
       let balance: Balance = held.balance ?? (await this.services.accounts.balance(account));
-      const reservation = held.reservation;
 
-      if (runsAsJob(operation, input)) {
+      const startJob = async (status: number): Promise<CallResult> => {
+        const reserved = held.reservation;
         const job = await this.services.jobs.submit({
           operation: operation.name,
           ownerId: account.id,
           input,
-          meta: reservation ? { reservation, requestId } : { requestId },
+          meta: reserved ? { reservation: reserved, requestId } : { requestId },
         });
         // A client's model lives only as long as its session: it is lent to the job in memory.
         if (options.sampling) this.samplers.set(job.jobId, options.sampling);
         return {
-          status: operation.http.successStatus ?? 202,
+          status,
           body: { ...publicJob(job), message: `Job started. Poll GET /v1/jobs/${job.jobId} every 2 to 5 seconds until it is completed or failed.` },
           // Nothing is charged yet: the job settles when it ends (its creditsUsed says what).
-          headers: { ...this.headers(rate, 0, balance), 'X-Credits-Reserved': String(reservation?.amount ?? 0) },
+          headers: { ...this.headers(rate, 0, held.balance ?? balance), 'X-Credits-Reserved': String(reserved?.amount ?? 0) },
           job,
           account,
         };
-      }
+      };
+      if (runsAsJob(operation, input) && !options.inline) return await startJob(operation.http.successStatus ?? 202);
 
       // A job's budget is its reservation (see executeJob); a synchronous call's is taken above.
-      const result = await operation.run(input, this.context(account, requestId, options, held));
+      const context = this.context(account, requestId, options, held);
+      if (options.prefersAsync && operation.handsOffToJobs) context.prefersAsync = true;
+      let result;
+      try {
+        result = await operation.run(input, context);
+      } catch (thrown) {
+        // The credits held so far go with the job, which settles them when it ends.
+        if (thrown instanceof JobHandoff && context.prefersAsync) return await startJob(202);
+        throw thrown;
+      }
       let charged = 0;
       if (held.reservation) {
         const actual = Math.max(0, Math.min(settleCost(operation.cost, input, result), held.reservation.amount));
@@ -134,7 +148,8 @@ export class Gate {
         }
       }
       recordCharge(operation.name, charged);
-      return { status: operation.http.successStatus ?? 200, body: result, headers: this.headers(rate, charged, balance), account };
+      const status = options.inline ? 200 : (operation.http.successStatus ?? 200);
+      return { status, body: result, headers: this.headers(rate, charged, balance), account };
     } catch (error) {
       await held.releaseAll();
       throw recordFailure(this.services.log, operation.name, input, toGleanerError(error), requestId);

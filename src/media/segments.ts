@@ -9,3 +9,22 @@ export function finishTranscript(
   if (options.timestamps) return transcript;
   return { ...transcript, content: transcript.content.map(({ text, lang }) => ({ text, lang })) };
 }
+
+/**
+ * Consecutive segments joined until a chunk holds about `size` characters (the Supadata SDK's
+ * chunkSize): fewer, longer segments, each timed from its first part to the end of its last.
+ */
+export function chunked(result: TranscriptResponse, size: number | undefined): TranscriptResponse {
+  if (size === undefined || typeof result.content === 'string') return result;
+  const chunks: TranscriptSegment[] = [];
+  for (const segment of result.content as TranscriptSegment[]) {
+    const last = chunks.at(-1);
+    if (!last || last.text.length + 1 + segment.text.length > size) {
+      chunks.push({ ...segment });
+      continue;
+    }
+    last.text = `${last.text} ${segment.text}`;
+    if (last.offset !== undefined && segment.offset !== undefined && segment.duration !== undefined) last.duration = segment.offset + segment.duration - last.offset;
+  }
+  return { ...result, content: chunks };
+}

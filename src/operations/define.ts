@@ -32,6 +32,22 @@ export interface OperationContext {
   origin?: string;
   /** The connected MCP client's model, when the call came over MCP from a client that offers sampling. */
   sampling?: ChatModel;
+  /**
+   * The caller can poll for a job (REST `Prefer: respond-async`, RFC 7240), and this call is not yet
+   * one: an operation with `handsOffToJobs` may then throw JobHandoff when slow work is ahead.
+   */
+  prefersAsync?: boolean;
+}
+
+/**
+ * Thrown by a sync operation's run (only when ctx.prefersAsync) to hand the call over to a job:
+ * the gate starts a job with the same input and credits held, and answers 202 with it.
+ */
+export class JobHandoff extends Error {
+  constructor(readonly reason: string) {
+    super(`handed off to a job: ${reason}`);
+    this.name = 'JobHandoff';
+  }
 }
 
 /** What a pre-flight check sees: enough to refuse a call before anything is charged or queued. */
@@ -65,6 +81,11 @@ export interface HttpBinding {
   alsoGet?: boolean;
   /** Status of a success reply; job operations default to 202. */
   successStatus?: number;
+  /**
+   * Aliases (the spec's neutral paths) where a job operation answers at once with its result, as the
+   * spec gives that path's reply, while the canonical path starts the job (the Supadata SDK's shape).
+   */
+  inlineAliases?: string[];
 }
 
 export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
@@ -89,6 +110,8 @@ export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
    * expects a job id): when this holds, the call starts a job whose result is `output`.
    */
   jobWhen?: (input: z.output<S>) => boolean;
+  /** Its run may answer with a job when the caller prefers one (see JobHandoff); REST then also declares 202. */
+  handsOffToJobs?: boolean;
   /** MCP tool annotations. */
   readOnly?: boolean;
   openWorld?: boolean;
@@ -123,4 +146,9 @@ export function settleCost<I, O>(cost: Cost<I, O>, input: I, result: O): number 
 /** True when this call of the operation starts a job rather than answering at once. */
 export function runsAsJob(operation: AnyOperation, input: unknown): boolean {
   return operation.kind === 'job' || (operation.jobWhen?.(input) ?? false);
+}
+
+/** True when some calls of a sync operation answer 202 with a job (by input, or on the caller's preference). */
+export function sometimesJob(operation: AnyOperation): boolean {
+  return operation.kind === 'sync' && (operation.jobWhen !== undefined || operation.handsOffToJobs === true);
 }

@@ -57,7 +57,7 @@ async function postTranscript(post: PlatformPost, options: TranscriptOptions, ct
   const extra = { platform, videoId: id, ...(availableLangs.length ? { availableLangs } : {}) };
   let track = chooseTrack(post.captions, options.lang);
   let translatedTo: string | undefined;
-  if (options.translate) {
+  if (options.translate && !options.generate) {
     // Only the platform's own caption tracks translate here (TikTok publishes machine translations);
     // refused before any media is fetched or charged.
     const wanted = options.translate.toLowerCase().split('-')[0];
@@ -71,7 +71,7 @@ async function postTranscript(post: PlatformPost, options: TranscriptOptions, ct
     if (target !== track) translatedTo = target.lang;
     track = target;
   }
-  if (track) {
+  if (track && !options.generate) {
     const body = await fetchPlatform(ctx.services.http, track.url, 'The caption track', { headers: post.captionHeaders, signal: ctx.signal });
     const content = parseCaptions(body.text(), track.lang);
     if (content.length > 0) {

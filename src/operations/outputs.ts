@@ -14,7 +14,10 @@ const count = z.number().nullable();
 const errorCode = z.enum(Object.keys(ERROR_CODES) as [ErrorCode, ...ErrorCode[]]);
 
 /** The error envelope of every failed call. */
-export const errorBody = z.object({ error: z.object({ code: errorCode, message: z.string(), requestId: z.string() }) });
+export const errorBody = z.object({
+  error: z.object({ code: errorCode, message: z.string(), requestId: z.string() }),
+  message: z.string().describe('error.message again, for clients that read a flat error'),
+});
 
 export const transcriptReply = transcriptResponse;
 

@@ -135,4 +135,20 @@ export const extractResults = defineOperation({
   },
 });
 
-export const SUPADATA_VIEWS = [youtubeBatchResults, webCrawlResults, extractResults];
+export const transcriptResults = defineOperation({
+  name: 'transcript_results',
+  title: 'Result of a transcript job',
+  description:
+    "Shows a transcript job (started by GET /v1/transcript with `Prefer: respond-async` where speech to text runs) in the Supadata SDK's shape: status (queued, active, completed, failed), then result (the transcript) or error. Free to call.",
+  http: { method: 'GET', path: '/v1/transcript/{jobId}' },
+  input: z.object({ jobId: jobIdInput }),
+  output: z.object({ status: sdkStatus, result: transcriptResponse.nullable(), error: sdkError }),
+  ...FREE_LOOKUP,
+  async run(input, ctx) {
+    const job = await jobOf(ctx, input.jobId, ['transcript']);
+    const result = job.status === 'completed' && job.result ? transcriptResponse.parse(job.result) : null;
+    return { status: statusOf(job), result, error: errorOf(job) };
+  },
+});
+
+export const SUPADATA_VIEWS = [youtubeBatchResults, webCrawlResults, extractResults, transcriptResults];

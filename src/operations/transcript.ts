@@ -6,13 +6,14 @@ import { z } from 'zod';
 import { httpUrl, languageCode } from './inputs.js';
 import { defineOperation } from './define.js';
 import { GleanerError, isGleanerError } from '../errors.js';
-import { handlerFor, URL_HANDLERS, type UrlHandler } from './url-handlers.js';
+import { handlerFor, URL_HANDLERS, type TranscriptOptions, type UrlHandler } from './url-handlers.js';
 import type { TranscriptResponse, TranscriptSegment } from '../platforms/types.js';
 import { transcriptCredits } from '../media/credits.js';
 import { translateSegments } from '../ai/translate.js';
 import { chatModelFor } from './models.js';
-import type { OperationContext } from './define.js';
+import { JobHandoff, type OperationContext } from './define.js';
 import { transcriptReply } from './outputs.js';
+import { chunked } from '../media/segments.js';
 
 /** AI translation costs what the translate operation costs: 30 credits per started minute. */
 const AI_TRANSLATION_CREDITS_PER_MINUTE = 30;
@@ -32,7 +33,10 @@ export const transcriptOperation = defineOperation({
     timestamps: z.boolean().default(true).describe("Include each segment's offset and duration in milliseconds (default true)"),
     text: z.boolean().default(false).describe('Return the transcript as one plain string in content'),
     // The Supadata SDK's two further options.
-    mode: z.enum(['native', 'auto']).default('auto').describe('native: captions only, never speech to text; auto (default): captions, else speech to text where a provider is set'),
+    mode: z
+      .enum(['native', 'auto', 'generate'])
+      .default('auto')
+      .describe('native: captions only; auto (default): captions, else speech to text where a provider is set; generate: speech to text even where captions exist'),
     chunkSize: z.number().int().min(1).max(100_000).optional().describe('Join segments into chunks of up to this many characters (segments only, not with text=true)'),
   }),
   output: transcriptReply,
@@ -45,6 +49,7 @@ export const transcriptOperation = defineOperation({
   kind: 'sync',
   readOnly: true,
   openWorld: true,
+  handsOffToJobs: true,
   async run(input, ctx) {
     const url = new URL(input.url);
     const handler = handlerFor(url);
@@ -55,49 +60,54 @@ export const transcriptOperation = defineOperation({
         `${input.url} is not a video on a platform this server can transcribe; supported: ${supported.length ? supported.join(', ') : 'none'}.`,
       );
     }
-    const options = { lang: input.lang, timestamps: input.timestamps, text: input.text, captionsOnly: input.mode === 'native' };
-    try {
-      return chunked(await handler.transcript(url, { ...options, translate: input.translate }, ctx), input.chunkSize);
-    } catch (error) {
-      // The platform cannot translate into that language: a language model can, where there is one.
-      const model = chatModelFor(ctx);
-      if (!input.translate || !model || !isGleanerError(error) || error.code !== 'TRANSCRIPT_UNAVAILABLE') throw error;
-      return chunked(await translateWithModel(handler, url, input.translate, options, ctx), input.chunkSize);
+    const options = { lang: input.lang, timestamps: input.timestamps, text: input.text, captionsOnly: input.mode === 'native', generate: input.mode === 'generate' };
+    // A caller that can poll gets a job for speech to text (minutes of work): captions, which come at
+    // once, are still answered here. Without a provider the normal path gives the clear error.
+    if (ctx.prefersAsync && ctx.services.stt && input.mode !== 'native') {
+      if (options.generate) throw new JobHandoff('speech to text (mode=generate)');
+      try {
+        return await transcribe(handler, url, input, { ...options, captionsOnly: true }, ctx);
+      } catch (error) {
+        if (isGleanerError(error) && error.code === 'TRANSCRIPT_UNAVAILABLE') throw new JobHandoff('no captions: speech to text');
+        throw error;
+      }
     }
+    return transcribe(handler, url, input, options, ctx);
   },
 });
+
+type TranscriptInput = { translate?: string; chunkSize?: number };
+type HandlerOptions = TranscriptOptions & { timestamps: boolean; text: boolean };
+
+async function transcribe(handler: UrlHandler, url: URL, input: TranscriptInput, options: HandlerOptions, ctx: OperationContext): Promise<TranscriptResponse> {
+  // Speech to text gives the spoken language: a translation of it is the language model's.
+  if (input.translate && options.generate) return chunked(await translateWithModel(handler, url, input.translate, options, ctx), input.chunkSize);
+  try {
+    return chunked(await handler.transcript!(url, { ...options, translate: input.translate }, ctx), input.chunkSize);
+  } catch (error) {
+    // The platform cannot translate into that language: a language model can, where there is one.
+    const model = chatModelFor(ctx);
+    if (!input.translate || !model || !isGleanerError(error) || error.code !== 'TRANSCRIPT_UNAVAILABLE') throw error;
+    return chunked(await translateWithModel(handler, url, input.translate, options, ctx), input.chunkSize);
+  }
+}
 
 async function translateWithModel(
   handler: UrlHandler,
   url: URL,
   targetLang: string,
-  options: { lang?: string; timestamps: boolean; text: boolean },
+  options: HandlerOptions,
   ctx: OperationContext,
 ): Promise<TranscriptResponse> {
-  const original = await handler.transcript!(url, { lang: options.lang, timestamps: true }, ctx);
+  const model = chatModelFor(ctx);
+  if (!model) {
+    throw new GleanerError('TRANSCRIPT_UNAVAILABLE', `Translating into "${targetLang}" needs a language model: set GLEANER_LLM_URL, or call over MCP from a client that offers sampling.`);
+  }
+  const original = await handler.transcript!(url, { lang: options.lang, timestamps: true, generate: options.generate, captionsOnly: options.captionsOnly }, ctx);
   await ctx.reserveCredits(aiTranslationCredits(original.durationMinutes));
-  const segments = await translateSegments(chatModelFor(ctx)!, original.content as TranscriptSegment[], targetLang, ctx.signal);
+  const segments = await translateSegments(model, original.content as TranscriptSegment[], targetLang, ctx.signal);
   const content = options.text
     ? segments.map((segment) => segment.text).join(' ')
     : segments.map((segment) => (options.timestamps ? segment : { text: segment.text, lang: segment.lang }));
   return { ...original, lang: targetLang, translatedTo: targetLang, translatedBy: 'ai', content };
-}
-
-/**
- * Consecutive segments joined until a chunk holds about `size` characters (the Supadata SDK's
- * chunkSize): fewer, longer segments, each timed from its first part to the end of its last.
- */
-export function chunked(result: TranscriptResponse, size: number | undefined): TranscriptResponse {
-  if (size === undefined || typeof result.content === 'string') return result;
-  const chunks: TranscriptSegment[] = [];
-  for (const segment of result.content as TranscriptSegment[]) {
-    const last = chunks.at(-1);
-    if (!last || last.text.length + 1 + segment.text.length > size) {
-      chunks.push({ ...segment });
-      continue;
-    }
-    last.text = `${last.text} ${segment.text}`;
-    if (last.offset !== undefined && segment.offset !== undefined && segment.duration !== undefined) last.duration = segment.offset + segment.duration - last.offset;
-  }
-  return { ...result, content: chunks };
 }

@@ -14,6 +14,8 @@ export interface TranscriptOptions {
   text?: boolean;
   /** Captions only: never speech to text (the Supadata SDK's mode=native). */
   captionsOnly?: boolean;
+  /** Speech to text even where captions exist (mode=generate). */
+  generate?: boolean;
 }
 
 export interface UrlHandler {

@@ -13,7 +13,8 @@ import { translateSegments } from '../ai/translate.js';
 import { transcriptCredits } from '../media/credits.js';
 import { chatModelFor, requireChatModel } from './models.js';
 import { aiTranslationCredits } from './transcript.js';
-import { youtubeSearch } from '../platforms/youtube/search.js';
+import { chunked } from '../media/segments.js';
+import { SEARCH_FEATURES, youtubeSearch, type SearchFeature } from '../platforms/youtube/search.js';
 import { youtubeChannel, youtubeChannelVideos, youtubePlaylist, youtubePlaylistVideos } from '../platforms/youtube/listings.js';
 import { innertube } from '../platforms/youtube/client.js';
 import { loadVideo, toVideo, type YoutubeVideo } from '../platforms/youtube/video.js';
@@ -55,10 +56,11 @@ function aiTranslator(ctx: OperationContext): SegmentTranslator {
 /** One YouTube transcript in the reply shape (shared by the operations and the URL handler). */
 export async function transcriptFor(
   videoId: string,
-  options: { lang?: string; translate?: string; timestamps: boolean; text?: boolean; aiTranslation?: boolean; captionsOnly?: boolean },
+  options: { lang?: string; translate?: string; timestamps: boolean; text?: boolean; aiTranslation?: boolean; captionsOnly?: boolean; generate?: boolean },
   ctx: OperationContext,
 ): Promise<TranscriptResponse> {
-  const { transcript, cached } = await youtubeTranscript(transcriptDeps(ctx, options.aiTranslation ?? false, options.captionsOnly), { videoId, lang: options.lang, translate: options.translate });
+  const request = { videoId, lang: options.lang, translate: options.translate, ...(options.generate ? { generate: true } : {}) };
+  const { transcript, cached } = await youtubeTranscript(transcriptDeps(ctx, options.aiTranslation ?? false, options.captionsOnly), request);
   return renderTranscript(transcript, { timestamps: options.timestamps, text: options.text, cached });
 }
 
@@ -224,6 +226,7 @@ export const youtubeTranscriptTranslate = defineOperation({
       lang: langCode('Same as targetLang (the GET form)').optional(),
       timestamps,
       text: textFlag,
+      chunkSize: z.number().int().min(1).max(100_000).optional().describe('Join segments into chunks of up to this many characters (segments only, not with text=true)'),
     })
     .superRefine((input, ctx) => {
       oneVideo(input, ctx);
@@ -246,7 +249,7 @@ export const youtubeTranscriptTranslate = defineOperation({
     // The first minute was reserved up front; the rest once the video's length is known.
     const minutes = Math.max(1, Math.ceil(result.durationMinutes));
     if (minutes > 1) await ctx.reserveCredits((minutes - 1) * CREDITS_PER_MINUTE);
-    return result;
+    return chunked(result, input.chunkSize);
   },
 });
 
@@ -266,7 +269,7 @@ function searchOptions<I extends {
   pageToken?: string;
   nextPageToken?: string;
   uploadDate?: keyof typeof UPLOAD_WINDOW_HOURS | 'all';
-  features?: Array<'hd' | 'subtitles'>;
+  features?: SearchFeature[];
 }>(input: I) {
   const { nextPageToken, uploadDate, features = [], ...rest } = input;
   const since = uploadDate && uploadDate !== 'all' ? new Date(Date.now() - UPLOAD_WINDOW_HOURS[uploadDate] * 3_600_000).toISOString() : undefined;
@@ -276,6 +279,7 @@ function searchOptions<I extends {
     sortBy: input.sortBy === 'views' ? ('viewCount' as const) : input.sortBy,
     definition: features.includes('hd') ? ('high' as const) : input.definition,
     caption: features.includes('subtitles') ? ('closedCaption' as const) : input.caption,
+    features: features.filter((feature) => feature !== 'hd' && feature !== 'subtitles'),
     publishedAfter: input.publishedAfter ?? since,
     pageToken: input.pageToken ?? nextPageToken,
   };
@@ -289,7 +293,7 @@ export const youtubeSearchOp = defineOperation({
   http: { method: 'GET', path: '/v1/youtube/search', aliases: ['/v1/vidsite/search'] },
   input: z.object({
     query: z.string().min(1).max(500).describe('What to search for (up to 500 characters)'),
-    type: z.enum(['all', 'video', 'channel', 'playlist']).default('all').describe('Kind of results'),
+    type: z.enum(['all', 'video', 'channel', 'playlist', 'movie']).default('all').describe('Kind of results (movie: YouTube films, given as videos)'),
     duration: z.enum(['short', 'medium', 'long', 'all']).optional().describe('Video length: short (under 3 minutes), medium (3 to 20), long (over 20); all: any'),
     sortBy: z
       .enum(['relevance', 'date', 'viewCount', 'rating', 'views'])
@@ -313,7 +317,11 @@ export const youtubeSearchOp = defineOperation({
     // The Supadata SDK's names for some of the filters above.
     nextPageToken: z.string().min(1).max(8192).optional().describe('Same as pageToken'),
     uploadDate: z.enum(['all', 'hour', 'today', 'week', 'month', 'year']).optional().describe('Uploaded within the last hour, day, week, month or year (sets publishedAfter)'),
-    features: z.array(z.enum(['hd', 'subtitles'])).max(2).optional().describe('hd: as definition=high; subtitles: as caption=closedCaption'),
+    features: z
+      .array(z.enum(SEARCH_FEATURES))
+      .max(SEARCH_FEATURES.length)
+      .optional()
+      .describe('YouTube feature filters, all must hold: hd (as definition=high), subtitles (as caption=closedCaption), creative-commons, 3d, live, 4k, 360, location, hdr, vr180'),
   }),
   output: searchReply,
   plan: 'Free',
@@ -416,8 +424,9 @@ export const youtubeVideoBatch = defineOperation({
   name: 'youtube_video_batch',
   title: 'Metadata of many YouTube videos',
   description:
-    'Returns the metadata of many YouTube videos (title, description, duration, channel, tags, thumbnail, upload date, views, likes, caption languages): give exactly one of videoIds (up to 50), playlistId or channelId (its latest uploads); limit (1 to 50, default 10) caps how many videos of a playlist or channel are read. Runs as a job (poll GET /v1/jobs/{jobId} or /v1/youtube/batch/{jobId}): one result per video with the video or an errorCode. Costs 1 credit, nothing when no video could be read. Pro plan or higher.',
-  http: { method: 'POST', path: '/v1/youtube/video/batch', aliases: ['/v1/vidsite/video/batch'] },
+    'Returns the metadata of many YouTube videos (title, description, duration, channel, tags, thumbnail, upload date, views, likes, caption languages): give exactly one of videoIds (up to 50), playlistId or channelId (its latest uploads); limit (1 to 50, default 10) caps how many videos of a playlist or channel are read. Runs as a job (poll GET /v1/jobs/{jobId} or /v1/youtube/batch/{jobId}), except at the specification\'s POST /v1/vidsite/video/batch, which answers with the results: one result per video with the video or an errorCode. Costs 1 credit, nothing when no video could be read. Pro plan or higher.',
+  // The spec's path answers with the results, as the spec gives it; the real-name path starts the SDK's job.
+  http: { method: 'POST', path: '/v1/youtube/video/batch', inlineAliases: ['/v1/vidsite/video/batch'] },
   input: z.object(batchSource).superRefine(oneSource(['videoIds', 'playlistId', 'channelId'])),
   output: videoBatchReply,
   plan: 'Pro',

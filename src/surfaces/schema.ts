@@ -3,7 +3,7 @@
  * them. A job operation replies with the job (its result is the operation's output).
  */
 import { z } from 'zod';
-import type { AnyOperation } from '../operations/define.js';
+import { sometimesJob, type AnyOperation } from '../operations/define.js';
 import { jobReply } from '../operations/outputs.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -29,6 +29,7 @@ export function inputJsonSchema(operation: AnyOperation): JsonSchema {
 export function replySchema(operation: AnyOperation): z.ZodType {
   let schema = replies.get(operation);
   if (!schema) {
+    // MCP never asks for a handed-off job (it waits instead), so only jobWhen widens the reply here.
     schema = operation.kind === 'job' ? jobReply(operation.output) : operation.jobWhen ? z.union([operation.output, jobReply(operation.output)]) : operation.output;
     replies.set(operation, schema);
   }
@@ -40,8 +41,13 @@ export function replySchema(operation: AnyOperation): z.ZodType {
  * runs as a job for some inputs (Operation.jobWhen), the job it starts (202).
  */
 export function successJsonSchemas(operation: AnyOperation): { reply: JsonSchema; job?: JsonSchema } {
-  if (!(operation.jobWhen && operation.kind === 'sync')) return { reply: replyJsonSchema(operation) };
+  if (!sometimesJob(operation)) return { reply: replyJsonSchema(operation) };
   return { reply: toJson(operation.output, 'output'), job: toJson(jobReply(operation.output), 'output') };
+}
+
+/** The operation's own result (for a job: what the job ends with), as an inline route answers it. */
+export function resultJsonSchema(operation: AnyOperation): JsonSchema {
+  return toJson(operation.output, 'output');
 }
 
 export function replyJsonSchema(operation: AnyOperation): JsonSchema {

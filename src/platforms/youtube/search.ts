@@ -15,9 +15,15 @@ import { callYoutube, innertube } from './client.js';
 import { onFreshExits } from './clients.js';
 import { resultItems, type ResultItem } from './items.js';
 
+/** YouTube's search feature filters, by the names Supadata's API gives them. */
+export const SEARCH_FEATURES = ['hd', 'subtitles', 'creative-commons', '3d', 'live', '4k', '360', 'location', 'hdr', 'vr180'] as const;
+export type SearchFeature = (typeof SEARCH_FEATURES)[number];
+
 export interface SearchOptions {
   query: string;
-  type: 'all' | 'video' | 'channel' | 'playlist';
+  /** movie: YouTube's films (their results are videos). */
+  type: 'all' | 'video' | 'channel' | 'playlist' | 'movie';
+  features?: SearchFeature[];
   duration?: 'short' | 'medium' | 'long';
   sortBy: 'relevance' | 'date' | 'viewCount' | 'rating';
   definition: 'any' | 'high' | 'standard';
@@ -51,7 +57,9 @@ interface PageToken {
 
 // SearchFilter protobuf (field numbers as InnerTube defines them).
 const SORT = { relevance: 0, rating: 1, date: 2, viewCount: 3 } as const;
-const TYPE = { all: 0, video: 1, channel: 2, playlist: 3 } as const;
+const TYPE = { all: 0, video: 1, channel: 2, playlist: 3, movie: 4 } as const;
+/** Each feature is a boolean field of the filters message. */
+const FEATURE_FIELD: Record<SearchFeature, number> = { hd: 4, subtitles: 5, 'creative-commons': 6, '3d': 7, live: 8, '4k': 14, '360': 15, location: 23, hdr: 25, vr180: 26 };
 /** short: under 3 minutes, medium: 3 to 20, long: over 20 (YouTube's current duration filter). */
 const DURATION = { short: 4, medium: 5, long: 2 } as const;
 const UPLOAD = { hour: 1, today: 2, week: 3, month: 4, year: 5 } as const;
@@ -89,8 +97,10 @@ export function searchParams(options: Omit<SearchOptions, 'query' | 'limit' | 'p
   if (window) filters.push(...field(1, window));
   if (options.type !== 'all') filters.push(...field(2, TYPE[options.type]));
   if (options.duration) filters.push(...field(3, DURATION[options.duration]));
-  if (options.definition === 'high') filters.push(...field(4, 1));
-  if (options.caption === 'closedCaption') filters.push(...field(5, 1));
+  const features = new Set(options.features);
+  if (options.definition === 'high') features.add('hd');
+  if (options.caption === 'closedCaption') features.add('subtitles');
+  for (const feature of [...features].sort((a, b) => FEATURE_FIELD[a] - FEATURE_FIELD[b])) filters.push(...field(FEATURE_FIELD[feature], 1));
   const bytes = [...(options.sortBy !== 'relevance' ? field(1, SORT[options.sortBy]) : []), ...varint((2 << 3) | 2), ...varint(filters.length), ...filters];
   return encodeURIComponent(Buffer.from(bytes).toString('base64'));
 }
@@ -134,7 +144,7 @@ function keep(item: ResultItem, options: SearchOptions, now: Date): boolean {
     if (options.definition === 'standard' && item.badges.some((b) => /^(HD|4K|8K)$/i.test(b))) return false;
     if (options.caption === 'none' && item.badges.some((b) => /^(CC|Subtitles)$/i.test(b))) return false;
   }
-  if (options.type !== 'all' && item.type !== options.type) return false;
+  if (options.type !== 'all' && item.type !== (options.type === 'movie' ? 'video' : options.type)) return false;
   return true;
 }
 

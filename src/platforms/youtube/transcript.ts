@@ -42,6 +42,8 @@ export interface TranscriptRequest {
   videoId: string;
   lang?: string;
   translate?: string;
+  /** Speech to text even where captions exist (mode=generate): captions are not read. */
+  generate?: boolean;
 }
 
 /** Produces a transcript when the video has no captions (speech-to-text). Undefined: none either. */
@@ -67,7 +69,8 @@ const INNERTUBE_CLIENT_NAMES: Partial<Record<InnerTubeClient, string>> = { IOS: 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 export function transcriptCacheKey(request: TranscriptRequest): string {
-  return `youtube:transcript:${request.videoId}:${request.lang?.toLowerCase() ?? '-'}:${request.translate?.toLowerCase() ?? '-'}`;
+  const base = `youtube:transcript:${request.videoId}:${request.lang?.toLowerCase() ?? '-'}:${request.translate?.toLowerCase() ?? '-'}`;
+  return request.generate ? `${base}:generated` : base;
 }
 
 export async function youtubeTranscript(deps: TranscriptDeps, request: TranscriptRequest): Promise<{ transcript: StoredTranscript; cached: boolean }> {
@@ -92,6 +95,8 @@ async function fetchTranscript(deps: TranscriptDeps, request: TranscriptRequest)
   const clients = youtubeClients(deps.youtube?.clients);
   const failures: ClientFailures = { poToken: [], empty: [] };
   const { result, outcomes, exits } = await throughClients(deps.http, yt, request.videoId, clients, async ({ client, info }) => {
+    // mode=generate: every client only gives the audio URL; captions are not read.
+    if (request.generate) return undefined;
     const captions = captionTracks(info);
     // No captions on this client: another may list them (missing tracks are one of YouTube's refusals).
     if (captions.tracks.length === 0) return undefined;
@@ -180,6 +185,7 @@ async function signedUrl(deps: TranscriptDeps, client: InnerTubeClient, videoId:
 /** A video no client lists captions for: speech to text from a direct audio URL, where a provider is configured. */
 async function withoutCaptions(deps: TranscriptDeps, request: TranscriptRequest, infos: YT.VideoInfo[]): Promise<StoredTranscript> {
   if (!deps.fallback) {
+    if (request.generate) throw new GleanerError('TRANSCRIPT_UNAVAILABLE', `mode=generate transcribes speech, and this server has no speech-to-text provider (GLEANER_STT_URL).`);
     throw new GleanerError('TRANSCRIPT_UNAVAILABLE', `The YouTube video ${request.videoId} has no captions, and no speech-to-text fallback is available.`);
   }
   // Speech to text gives the spoken language; another one needs a model, known before paying for the audio.

@@ -60,8 +60,10 @@ export function createRestHandler(app: App, options: { bodyDeadlineMs: number })
         ...params,
       };
       const origin = typeof req.headers.host === 'string' ? `http://${req.headers.host}` : undefined;
-      const result = await app.gate.call(route.operation, input, { apiKey, requestId, signal: abort.signal, origin });
+      const prefersAsync = prefersRespondAsync(req.headers.prefer);
+      const result = await app.gate.call(route.operation, input, { apiKey, requestId, signal: abort.signal, origin, prefersAsync, inline: route.inline });
       for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
+      if (prefersAsync && result.job && route.operation.handsOffToJobs) res.setHeader('Preference-Applied', 'respond-async');
       note(res, { credits: Number(result.headers['X-Credits-Used'] ?? 0) });
       sendJson(res, result.status, JSON.stringify(result.body));
     } catch (thrown) {
@@ -70,6 +72,12 @@ export function createRestHandler(app: App, options: { bodyDeadlineMs: number })
       sendError(req, res, error, requestId);
     }
   };
+}
+
+/** RFC 7240: `Prefer: respond-async` among the comma-separated preferences (parameters ignored). */
+function prefersRespondAsync(header: string | string[] | undefined): boolean {
+  const values = Array.isArray(header) ? header : header ? [header] : [];
+  return values.some((value) => value.split(',').some((preference) => preference.split(';')[0].trim().toLowerCase() === 'respond-async'));
 }
 
 function findRoute(routes: Route[], method: string, pathname: string): { route: Route; params: Record<string, string> } {

@@ -5,10 +5,10 @@
  */
 import { z } from 'zod';
 import { ERROR_CODES } from '../../errors.js';
-import type { AnyOperation } from '../../operations/define.js';
+import { sometimesJob, type AnyOperation } from '../../operations/define.js';
 import { errorBody } from '../../operations/outputs.js';
 import { buildRoutes, type Route } from './routes.js';
-import { inputJsonSchema, successJsonSchemas } from '../schema.js';
+import { inputJsonSchema, resultJsonSchema, successJsonSchemas } from '../schema.js';
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid request: a parameter is missing, unknown or out of bounds, or the URL is not allowed',
@@ -68,6 +68,7 @@ export function openApiDocument(operations: AnyOperation[], serverUrl = '/') {
     const { reply, job } = successJsonSchemas(operation);
     schemas[`${operation.name}_reply`] = reply;
     if (job) schemas[`${operation.name}_job`] = job;
+    if (operation.http.inlineAliases?.length) schemas[`${operation.name}_result`] = resultJsonSchema(operation);
   }
 
   for (const route of buildRoutes(operations)) {
@@ -82,18 +83,21 @@ export function openApiDocument(operations: AnyOperation[], serverUrl = '/') {
     }));
     const cost = typeof operation.cost === 'number' ? `${operation.cost} credit(s)` : 'variable (see README)';
     const alias = route.canonical && route.method === operation.http.method ? undefined : `${operation.http.method} ${operation.http.path}`;
-    const successStatus = String(operation.http.successStatus ?? (operation.kind === 'job' ? 202 : 200));
+    const startsJob = operation.kind === 'job' && !route.inline;
+    const successStatus = String(route.inline ? 200 : (operation.http.successStatus ?? (startsJob ? 202 : 200)));
     const responses: Record<string, unknown> = {
       [successStatus]: {
-        description: operation.kind === 'job' ? 'The job, started (poll GET /v1/jobs/{jobId})' : 'Success',
-        headers: { ...RATE_HEADERS, ...CREDIT_HEADERS, ...(operation.kind === 'job' ? RESERVED_HEADER : {}) },
-        content: { 'application/json': { schema: { $ref: `#/components/schemas/${operation.name}_reply` } } },
+        description: startsJob ? 'The job, started (poll GET /v1/jobs/{jobId})' : route.inline ? 'The result, at once' : 'Success',
+        headers: { ...RATE_HEADERS, ...CREDIT_HEADERS, ...(startsJob ? RESERVED_HEADER : {}) },
+        content: { 'application/json': { schema: { $ref: `#/components/schemas/${operation.name}_${route.inline ? 'result' : 'reply'}` } } },
       },
     };
-    // An operation that runs as a job for some inputs (see Operation.jobWhen) also answers 202 with the job.
-    if (operation.jobWhen && operation.kind === 'sync') {
+    // An operation that runs as a job for some inputs or on request (Operation.jobWhen, handsOffToJobs) also answers 202 with the job.
+    if (sometimesJob(operation) && !route.inline) {
       responses['202'] = {
-        description: 'The job, started for this shape of input (poll GET /v1/jobs/{jobId})',
+        description: operation.jobWhen
+          ? 'The job, started for this shape of input (poll GET /v1/jobs/{jobId})'
+          : 'The job, started because the request said `Prefer: respond-async` and the work is slow (poll GET /v1/jobs/{jobId})',
         headers: { ...RATE_HEADERS, ...CREDIT_HEADERS, ...RESERVED_HEADER },
         content: { 'application/json': { schema: { $ref: `#/components/schemas/${operation.name}_job` } } },
       };
@@ -110,7 +114,7 @@ export function openApiDocument(operations: AnyOperation[], serverUrl = '/') {
       operationId: operationId(route),
       tags: [tagOf(operation)],
       summary: alias ? `${operation.title} (alias)` : operation.title,
-      description: `${operation.description}\n\nPlan: ${operation.plan}+. Cost: ${cost}.${alias ? ` Alias of ${alias}: same input, same reply.` : ''}`,
+      description: `${operation.description}\n\nPlan: ${operation.plan}+. Cost: ${cost}.${alias ? ` Alias of ${alias}: same input, ${route.inline ? 'but the work runs in the request and the reply is its result (200), as the specification gives this path.' : 'same reply.'}` : ''}`,
       ...(alias ? { 'x-alias-of': operation.name } : {}),
       ...(route.method !== 'POST'
         ? { parameters }

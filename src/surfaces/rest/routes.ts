@@ -7,6 +7,8 @@ export interface Route {
   path: string;
   operation: AnyOperation;
   canonical: boolean;
+  /** The work runs in the request and the reply is its result, even for a job operation (HttpBinding.inlineAliases). */
+  inline: boolean;
   match(pathname: string): Record<string, string> | undefined;
 }
 
@@ -36,10 +38,11 @@ function decodeParam(name: string, raw: string): string {
 export function buildRoutes(operations: AnyOperation[]): Route[] {
   const routes: Route[] = [];
   for (const operation of operations) {
-    const { method, path, aliases = [], alsoGet } = operation.http;
+    const { method, path, aliases = [], alsoGet, inlineAliases = [] } = operation.http;
     const methods: Array<Route['method']> = alsoGet && method === 'POST' ? ['POST', 'GET'] : [method];
-    for (const [index, p] of [path, ...aliases].entries()) {
-      for (const m of methods) routes.push({ method: m, path: p, operation, canonical: index === 0, match: compile(p) });
+    for (const [index, p] of [path, ...aliases, ...inlineAliases].entries()) {
+      const inline = inlineAliases.includes(p);
+      for (const m of methods) routes.push({ method: m, path: p, operation, canonical: index === 0, inline, match: compile(p) });
     }
   }
   return routes;
