@@ -80,6 +80,8 @@ const schema = z.object({
   GLEANER_LLM_MODEL: z.string().min(1).default('gpt-4o-mini'),
   /** Characters of transcript sent to the language model at once; longer ones are condensed in parts. */
   GLEANER_LLM_CONTEXT_CHARS: z.coerce.number().int().min(2_000).max(2_000_000).default(48_000),
+  /** Frames of a video a video analysis shows the model (0: none, transcript and metadata only). */
+  GLEANER_ANALYSIS_MAX_FRAMES: z.coerce.number().int().min(0).max(64).default(16),
   GLEANER_MCP_WAIT_SECONDS: z.coerce.number().min(0).max(3600).default(45),
   GLEANER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Lets /mcp accept requests without x-api-key (initialize, list, ping; tool calls still need a key). Loopback binds only. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startChatServer, type ChatServer } from './support/chat-server.js';
+import { startChatServer, textOf, type ChatServer } from './support/chat-server.js';
 import { openAiChatModel } from '../src/ai/openai-chat.js';
 import { analyzeVideo } from '../src/ai/analyze.js';
 import { schemaProblem } from '../src/ai/json-schema.js';
@@ -102,7 +102,7 @@ describe('AI translation of segments', () => {
     const { translateSegments } = await import('../src/ai/translate.js');
     const segments = Array.from({ length: 95 }, (_, i) => ({ text: `Satz ${i}`, offset: i * 1500, duration: 1400 + i, lang: 'de' }));
     chat.script((call) => {
-      const list = JSON.parse(/(\[\{"i":0,.*\}\])/.exec(call.messages[1].content)![1]) as Array<{ i: number; text: string }>;
+      const list = JSON.parse(/(\[\{"i":0,.*\}\])/.exec(textOf(call.messages[1]))![1]) as Array<{ i: number; text: string }>;
       return JSON.stringify({ segments: list.map(({ i, text }) => ({ i, text: text.replace('Satz', 'Sentence') })) });
     });
     const result = await translateSegments(model(), segments, 'en');

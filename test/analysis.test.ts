@@ -9,7 +9,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { startYoutubeReplay, type YoutubeReplay } from './support/youtube-replay.js';
-import { startChatServer, type ChatServer } from './support/chat-server.js';
+import { imagesOf, startChatServer, textOf, type ChatServer } from './support/chat-server.js';
+import { generateMedia, startMediaServer, type MediaServer } from './support/media.js';
 
 const VIDEO = 'https://www.youtube.com/watch?v=GJLlxj_dtq8';
 /** A recorded video with both watch-page metadata and captions. */
@@ -22,6 +23,7 @@ const schema = {
 };
 
 let replay: YoutubeReplay;
+let streams: MediaServer;
 let chat: ChatServer;
 let withModel: TestServer;
 let withoutModel: TestServer;
@@ -29,7 +31,9 @@ let withoutModel: TestServer;
 beforeAll(async () => {
   replay = await startYoutubeReplay();
   chat = await startChatServer();
-  const overrides = `youtube.com=${replay.origin},googleapis.com=${replay.origin}`;
+  streams = await startMediaServer();
+  streams.serve('/videoplayback', generateMedia().make('stream.mp4', 6), 'video/mp4');
+  const overrides = `youtube.com=${replay.origin},googleapis.com=${replay.origin},googlevideo.com=${streams.origin}`;
   withModel = await startTestServer({ env: { GLEANER_UPSTREAM_OVERRIDES: overrides, GLEANER_LLM_URL: chat.url, GLEANER_LLM_API_KEY: 'sk-local', GLEANER_LLM_MODEL: 'local-model' } });
   withoutModel = await startTestServer({ env: { GLEANER_UPSTREAM_OVERRIDES: overrides, GLEANER_MCP_WAIT_SECONDS: '20' } });
 });
@@ -38,6 +42,7 @@ afterAll(async () => {
   await withoutModel.close();
   await chat.close();
   await replay.close();
+  await streams.close();
 });
 
 async function waitForJob(server: TestServer, key: string, jobId: string) {
@@ -73,10 +78,13 @@ describe('video_analysis over REST with a configured model', () => {
     expect(sent.authorization).toBe('Bearer sk-local');
     expect(sent.response_format?.json_schema?.schema).toEqual(schema);
     // What the model saw: the recorded captions and the recorded watch-page metadata.
-    expect(sent.messages[1].content).toContain('Hey, this is just a test');
-    expect(sent.messages[1].content).toContain('MrBeast');
+    expect(textOf(sent.messages[1])).toContain('Hey, this is just a test');
+    expect(textOf(sent.messages[1])).toContain('MrBeast');
     expect(done.body.result.notes).toEqual([]);
-    expect(sent.messages[1].content).toContain('Summarise and count the lines.');
+    expect(textOf(sent.messages[1])).toContain('Summarise and count the lines.');
+    // And its frames: the recorded player reply's smallest video stream (served here from a generated file).
+    expect(imagesOf(sent.messages[1]).length).toBe(done.body.result.frames.count);
+    expect(done.body.result.frames.count).toBeGreaterThan(0);
     expect((await withModel.request('GET', '/v1/me', { apiKey: key })).body.credits).toBe(3000 - 5);
   });
 
@@ -165,7 +173,7 @@ describe('AI translation where YouTube offers none', () => {
     const original = await withModel.request('GET', '/v1/youtube/transcript?video_id=F1xioXWb8CY', { apiKey: key });
     expect(original.status).toBe(200);
     chat.script((call) => {
-      const list = JSON.parse(/(\[\{"i":0,.*\}\])/.exec(call.messages[1].content)![1]) as Array<{ i: number; text: string }>;
+      const list = JSON.parse(/(\[\{"i":0,.*\}\])/.exec(textOf(call.messages[1]))![1]) as Array<{ i: number; text: string }>;
       return JSON.stringify({ segments: list.map(({ i, text }) => ({ i, text: `[tlh] ${text}` })) });
     });
     const translated = await withModel.request('POST', '/v1/youtube/transcript/translate', { apiKey: key, body: { url: 'https://youtu.be/F1xioXWb8CY', targetLang: 'tlh' } });

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
-import { startChatServer } from './support/chat-server.js';
+import { startChatServer, textOf } from './support/chat-server.js';
 import type { GeneratedMedia, MediaServer, SttServer } from './support/media.js';
 import { startPlatformHarness, type PlatformHarness } from './support/platform-harness.js';
 
@@ -146,7 +146,7 @@ describe('TikTok', () => {
   it('translate into a language TikTok lacks uses a language model where one is configured, keeping timing', async () => {
     const chat = await startChatServer();
     chat.script((call) => {
-      const list = JSON.parse(/(\[\{"i":0,.*\}\])/.exec(call.messages[1].content)![1]) as Array<{ i: number; text: string }>;
+      const list = JSON.parse(/(\[\{"i":0,.*\}\])/.exec(textOf(call.messages[1]))![1]) as Array<{ i: number; text: string }>;
       return JSON.stringify({ segments: list.map(({ i, text }) => ({ i, text: `[fr] ${text}` })) });
     });
     const hosts = ['tiktok.com', 'tiktokcdn-eu.com'];

@@ -1,9 +1,10 @@
 /**
- * Video analysis: a prompt and/or a JSON Schema applied to a video's transcript and metadata by a
- * chat model. Answers to a schema are validated, and the model gets one retry with the errors.
+ * Video analysis: a prompt and/or a JSON Schema applied to a video's frames, transcript and metadata
+ * by a chat model. Answers to a schema are validated, and the model gets one retry with the errors.
  * A transcript longer than the context budget is condensed in parts first, and the reply says so.
+ * A model that cannot take pictures is asked again without them, and the reply says that too.
  */
-import type { ChatModel } from './chat.js';
+import { clock, ImagesRefused, type ChatImage, type ChatModel } from './chat.js';
 import { compileSchema, describeValidationErrors } from './json-schema.js';
 import { GleanerError } from '../errors.js';
 import type { Metadata, TranscriptResponse } from '../platforms/types.js';
@@ -13,6 +14,8 @@ export interface AnalysisRequest {
   schema?: Record<string, unknown>;
   metadata: Metadata | null;
   transcript: TranscriptResponse | null;
+  /** Frames sampled from the video, in time order (none when the video gave none). */
+  frames?: ChatImage[];
   /** Characters of transcript the model may see at once. */
   contextChars: number;
   signal?: AbortSignal;
@@ -25,25 +28,19 @@ export interface AnalysisResult {
   schema: Record<string, unknown>;
   model: string;
   notes: string[];
+  /** The moments (seconds) of the frames the model was shown; empty when it saw none. */
+  frames: number[];
 }
 
-const SYSTEM = 'You analyse videos from their transcript and metadata. Be faithful to the material: do not invent facts that are not in it.';
+const SYSTEM =
+  'You analyse videos from their frames (pictures taken at the moments given), timestamped transcript and metadata. ' +
+  'Be faithful to the material: do not invent facts that are not in it. When you state something that happens at a moment, give its timestamp as [mm:ss].';
 
 export function transcriptText(transcript: TranscriptResponse): string {
   if (typeof transcript.content === 'string') return transcript.content;
   return transcript.content
     .map((segment) => (segment.offset !== undefined ? `[${clock(segment.offset)}] ${segment.text}` : segment.text))
     .join('\n');
-}
-
-function clock(ms: number): string {
-  const total = Math.floor(ms / 1000);
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = total % 60;
-  const mm = String(m).padStart(2, '0');
-  const ss = String(s).padStart(2, '0');
-  return h ? `${h}:${mm}:${ss}` : `${mm}:${ss}`;
 }
 
 function chunks(text: string, size: number): string[] {
@@ -84,7 +81,7 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; er
 export async function analyzeVideo(model: ChatModel, request: AnalysisRequest): Promise<AnalysisResult> {
   const notes: string[] = [];
   let material = request.transcript ? transcriptText(request.transcript) : '';
-  if (!request.transcript) notes.push('No transcript was available: the analysis used the metadata only.');
+  if (!request.transcript) notes.push(request.frames?.length ? 'No transcript was available: the analysis used the frames and metadata.' : 'No transcript was available: the analysis used the metadata only.');
 
   if (material.length > request.contextChars) {
     const parts = chunks(material, request.contextChars);
@@ -103,26 +100,43 @@ export async function analyzeVideo(model: ChatModel, request: AnalysisRequest): 
     material = condensed.map((c, i) => `Notes on part ${i + 1}:\n${c}`).join('\n\n');
   }
 
-  const question = `${describeTask(request) || 'Task: summarise the video.'}\n\nVideo metadata: ${metadataText(request.metadata)}\n\nTranscript:\n${material || '(none)'}`;
+  let images = request.frames ?? [];
+  const framesLine = (shown: ChatImage[]) =>
+    shown.length ? `\n\n${shown.length} frames of the video follow, each after its timestamp (${shown.map((f) => clock(f.atSeconds * 1000)).join(', ')}).` : '';
+  const question = (shown: ChatImage[]) =>
+    `${describeTask(request) || 'Task: summarise the video.'}\n\nVideo metadata: ${metadataText(request.metadata)}\n\nTranscript:\n${material || '(none)'}${framesLine(shown)}`;
+  /** One call with the frames; a model that refuses pictures is asked once more without them. */
+  const ask = async (prompt: (shown: ChatImage[]) => string, schema?: Record<string, unknown>): Promise<string> => {
+    try {
+      return await model.complete({ system: SYSTEM, prompt: prompt(images), schema, signal: request.signal, ...(images.length ? { images } : {}) });
+    } catch (error) {
+      if (!(error instanceof ImagesRefused) || images.length === 0) throw error;
+      notes.push(`The model (${model.name}) does not take images (${error.detail.slice(0, 160)}): the analysis used the transcript and metadata only.`);
+      images = [];
+      return model.complete({ system: SYSTEM, prompt: prompt(images), schema, signal: request.signal });
+    }
+  };
+  const seen = () => images.map((frame) => frame.atSeconds);
 
   if (!request.schema) {
-    const answer = await model.complete({ system: SYSTEM, prompt: question, signal: request.signal });
+    const answer = await ask(question);
     // With a prompt alone the answer is text: `schema` says so, as the reply shape asks.
-    return { data: answer.trim(), schema: TEXT_ANSWER_SCHEMA, model: model.name, notes };
+    return { data: answer.trim(), schema: TEXT_ANSWER_SCHEMA, model: model.name, notes, frames: seen() };
   }
 
   const validate = compileSchema(request.schema);
   let prompt = question;
   let problem = '';
   for (let attempt = 1; attempt <= 2; attempt++) {
-    const answer = await model.complete({ system: SYSTEM, prompt, schema: request.schema, signal: request.signal });
+    const answer = await ask(prompt, request.schema);
     const parsed = parseJson(answer);
     if (parsed.ok && validate(parsed.value)) {
       if (attempt > 1) notes.push('The first answer did not follow the schema; the model corrected it on a retry.');
-      return { data: parsed.value, schema: request.schema, model: model.name, notes };
+      return { data: parsed.value, schema: request.schema, model: model.name, notes, frames: seen() };
     }
     problem = parsed.ok ? describeValidationErrors(validate) : parsed.error;
-    prompt = `${question}\n\nYour previous answer was:\n${answer}\n\nIt was rejected: ${problem}. Answer again with JSON that follows the schema exactly.`;
+    const rejected = `\n\nYour previous answer was:\n${answer}\n\nIt was rejected: ${problem}. Answer again with JSON that follows the schema exactly.`;
+    prompt = (shown) => `${question(shown)}${rejected}`;
   }
   throw new GleanerError('UPSTREAM_ERROR', `The model's answer did not follow the schema, even after a retry: ${problem}.`);
 }

@@ -5,7 +5,7 @@
  */
 import type { HttpClient } from '../net/http.js';
 import { GleanerError } from '../errors.js';
-import type { ChatModel, ChatRequest } from './chat.js';
+import { clock, IMAGE_REFUSAL, ImagesRefused, type ChatModel, type ChatRequest } from './chat.js';
 
 export interface OpenAiChatOptions {
   baseUrl: string;
@@ -24,11 +24,22 @@ export function openAiChatModel(http: HttpClient, options: OpenAiChatOptions): C
 
   async function post(request: ChatRequest, responseFormat: Record<string, unknown> | undefined) {
     const schemaNote = request.schema ? `\n\nAnswer with one JSON value only that validates against this JSON Schema:\n${JSON.stringify(request.schema)}` : '';
+    const text = `${request.prompt}${schemaNote}`;
+    // Pictures go as image_url parts (data URLs), each after a line naming its moment.
+    const user = request.images?.length
+      ? [
+          { type: 'text', text },
+          ...request.images.flatMap((image) => [
+            { type: 'text', text: `Frame at ${clock(image.atSeconds * 1000)}:` },
+            { type: 'image_url', image_url: { url: `data:image/jpeg;base64,${image.jpeg.toString('base64')}`, detail: 'low' } },
+          ]),
+        ]
+      : text;
     const body = {
       model: options.model,
       messages: [
         { role: 'system', content: request.system },
-        { role: 'user', content: `${request.prompt}${schemaNote}` },
+        { role: 'user', content: user },
       ],
       max_tokens: request.maxTokens ?? 2_000,
       temperature: 0.2,
@@ -59,6 +70,10 @@ export function openAiChatModel(http: HttpClient, options: OpenAiChatOptions): C
         completion = response.json<ChatCompletion>();
       } catch {
         /* reported below */
+      }
+      if (response.status >= 400 && response.status < 500 && request.images?.length) {
+        const detail = completion.error?.message ?? response.text().slice(0, 200);
+        if (IMAGE_REFUSAL.test(detail)) throw new ImagesRefused(detail);
       }
       if (response.status >= 400) {
         throw new GleanerError('UPSTREAM_ERROR', `The language model at ${new URL(endpoint).host} answered ${response.status}: ${completion.error?.message ?? response.text().slice(0, 200)}`);

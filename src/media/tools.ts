@@ -31,26 +31,38 @@ function missing(tool: 'ffmpeg' | 'ffprobe', path: string): GleanerError {
 interface RunResult {
   stdout: string;
   stderr: string;
+  /** The stderr lines that matched `keep`, in full (bounded). */
+  kept: string[];
 }
 
-/** Runs a program to completion; a non-zero exit rejects with its last lines of stderr. */
-function run(program: string, args: string[], signal?: AbortSignal): Promise<RunResult & { code: number | null }> {
+/** Most stderr lines kept by `keep`: a report line per video frame, far more than any bounded run needs. */
+const MAX_KEPT_LINES = 10_000;
+
+/** Runs a program to completion; resolves with its exit code, stdout and the last of stderr (plus the lines `keep` matches). */
+function run(program: string, args: string[], signal?: AbortSignal, keep?: RegExp): Promise<RunResult & { code: number | null }> {
   return new Promise((resolve, reject) => {
     const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'], signal });
     const out: Buffer[] = [];
+    const kept: string[] = [];
     let err = '';
+    let partial = '';
     child.stdout.on('data', (c: Buffer) => out.push(c));
     child.stderr.on('data', (c: Buffer) => {
-      err = (err + c.toString('utf8')).slice(-4000);
+      const text = c.toString('utf8');
+      err = (err + text).slice(-4000);
+      if (!keep) return;
+      const lines = (partial + text).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) if (keep.test(line) && kept.length < MAX_KEPT_LINES) kept.push(line);
     });
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: err }));
+    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: err, kept }));
   });
 }
 
-async function runTool(tool: 'ffmpeg' | 'ffprobe', program: string, args: string[], signal?: AbortSignal): Promise<RunResult & { code: number | null }> {
+async function runTool(tool: 'ffmpeg' | 'ffprobe', program: string, args: string[], signal?: AbortSignal, keep?: RegExp): Promise<RunResult & { code: number | null }> {
   try {
-    return await run(program, args, signal);
+    return await run(program, args, signal, keep);
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (code === 'ENOENT' || code === 'EACCES') throw missing(tool, program);
@@ -110,6 +122,16 @@ export async function ffmpeg(tools: MediaTools, args: string[], signal?: AbortSi
   const result = await runTool('ffmpeg', tools.ffmpeg, ['-hide_banner', '-nostdin', '-v', 'error', '-y', ...args], signal);
   if (result.code !== 0) throw new GleanerError('UNSUPPORTED_CONTENT', `The media could not be converted to audio (ffmpeg: ${lastLine(result.stderr)}).`);
   return result.stdout;
+}
+
+/**
+ * Runs ffmpeg at the info level and returns the lines of its report that match `keep` (filters
+ * such as showinfo report there); a failure is UNSUPPORTED_CONTENT saying `what` failed.
+ */
+export async function ffmpegReport(tools: MediaTools, args: string[], keep: RegExp, what: string, signal?: AbortSignal): Promise<string[]> {
+  const result = await runTool('ffmpeg', tools.ffmpeg, ['-hide_banner', '-nostdin', '-v', 'info', '-y', ...args], signal, keep);
+  if (result.code !== 0) throw new GleanerError('UNSUPPORTED_CONTENT', `${what} (ffmpeg: ${lastLine(result.stderr)}).`);
+  return result.kept;
 }
 
 /** The output time ffmpeg reached, from its `-progress pipe:1` report: what was really decoded and written. */

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { httpUrl } from './inputs.js';
 import { defineOperation, type OperationContext } from './define.js';
-import { handlerFor, URL_HANDLERS } from './url-handlers.js';
+import { handlerFor, URL_HANDLERS, type UrlHandler } from './url-handlers.js';
+import { videoFrames, type Frame } from '../media/frames.js';
 import { GleanerError, isGleanerError } from '../errors.js';
 import { analyzeVideo } from '../ai/analyze.js';
 import { schemaProblem } from '../ai/json-schema.js';
@@ -31,7 +32,7 @@ export const videoAnalysis = defineOperation({
   name: 'video_analysis',
   title: 'Analyse a video with AI',
   description:
-    'Applies a prompt and/or a JSON Schema to a video (any supported platform or a direct file): gathers its transcript and metadata and asks a language model, returning data that follows the schema. Runs as a job. Pro plan and above; 5 credits (plus the AI transcript minutes when the video has no captions).',
+    'Applies a prompt and/or a JSON Schema to a video (any supported platform or a direct file): samples its frames (scene changes and a steady interval) and gathers its timestamped transcript and metadata, and asks a vision-capable language model, returning data that follows the schema. Runs as a job. Pro plan and above; 5 credits (plus the AI transcript minutes when the video has no captions).',
   // /v1/extract is the Supadata SDK's name for it (its results: GET /v1/extract/{jobId}).
   http: { method: 'POST', path: '/v1/video/analysis', aliases: ['/v1/extract'] },
   input,
@@ -58,7 +59,7 @@ export const videoAnalysis = defineOperation({
         extraCredits += amount;
       },
     };
-    ctx.progress(0, 3, 'reading metadata');
+    ctx.progress(0, 4, 'reading metadata');
     const notes: string[] = [];
     // Metadata only adds context: the analysis goes on without it, and says so.
     const metadata: Metadata | null = handler.metadata
@@ -68,25 +69,46 @@ export const videoAnalysis = defineOperation({
           return null;
         })
       : null;
-    ctx.progress(1, 3, 'reading the transcript');
+    ctx.progress(1, 4, 'reading the transcript');
     const transcript: TranscriptResponse | null = handler.transcript ? await handler.transcript(url, { timestamps: true }, counted).catch(soft) : null;
-    if (!metadata && !transcript) throw new GleanerError('TRANSCRIPT_UNAVAILABLE', `Neither a transcript nor metadata could be read for ${value.url}.`);
-    ctx.progress(2, 3, `asking ${model.name}`);
+    ctx.progress(2, 4, 'sampling frames');
+    const frames = await framesOf(handler, url, counted, notes);
+    if (!metadata && !transcript && frames.length === 0) throw new GleanerError('TRANSCRIPT_UNAVAILABLE', `Neither frames, a transcript nor metadata could be read for ${value.url}.`);
+    ctx.progress(3, 4, `asking ${model.name}`);
     const analysis = await analyzeVideo(model, {
       prompt: value.prompt,
       schema: value.schema,
       metadata,
       transcript,
+      frames,
       contextChars: ctx.services.config.GLEANER_LLM_CONTEXT_CHARS,
       signal: ctx.signal,
     });
-    ctx.progress(3, 3, 'done');
-    return { ...analysis, notes: [...notes, ...analysis.notes], url: value.url, creditsUsed: 5 + extraCredits };
+    ctx.progress(4, 4, 'done');
+    const { frames: shown, ...answer } = analysis;
+    return { ...answer, notes: [...notes, ...answer.notes], frames: { count: shown.length, atSeconds: shown }, url: value.url, creditsUsed: 5 + extraCredits };
   },
 });
 
+/** The video's frames, or none with a note saying why (the analysis goes on from the rest). */
+async function framesOf(handler: UrlHandler, url: URL, ctx: OperationContext, notes: string[]): Promise<Frame[]> {
+  const max = ctx.services.config.GLEANER_ANALYSIS_MAX_FRAMES;
+  if (max === 0 || !handler.videoMedia) return [];
+  try {
+    const media = await handler.videoMedia(url, ctx);
+    const frames = media ? await videoFrames(media, ctx, max) : [];
+    if (frames.length === 0) notes.push('The video gave no pictures to look at (no video stream, or an audio-only file): the analysis used the transcript and metadata.');
+    return frames;
+  } catch (error) {
+    if (!isGleanerError(error)) throw error;
+    notes.push(`The video's frames could not be read (${error.code}): the analysis used the transcript and metadata.`);
+    return [];
+  }
+}
+
 /** A part the analysis can do without (no captions, metadata blocked) becomes null; other failures stand. */
 function soft(error: unknown): null {
-  if (isGleanerError(error) && ['TRANSCRIPT_UNAVAILABLE', 'NOT_CONFIGURED', 'CONTENT_UNAVAILABLE'].includes(error.code)) return null;
+  // UNSUPPORTED_CONTENT: a file without a sound track (a silent video), which its frames may still explain.
+  if (isGleanerError(error) && ['TRANSCRIPT_UNAVAILABLE', 'NOT_CONFIGURED', 'CONTENT_UNAVAILABLE', 'UNSUPPORTED_CONTENT'].includes(error.code)) return null;
   throw error;
 }

@@ -30,6 +30,7 @@ export const directVideoHandler: UrlHandler = {
     if (options.captionsOnly) throw captionsOnlyRefusal('A media file');
     return transcribeMedia(url.toString(), options, ctx);
   },
+  videoMedia: async (url) => ({ url: url.toString() }),
 };
 
 /** mode=native asks for captions only: media without them is not sent to speech to text. */
@@ -105,6 +106,7 @@ function platformHandler(platform: Metadata['platform'], matches: (url: URL) => 
       return { ...post.metadata, type, ...(post.media ? { mediaUrl: post.media.url } : {}) };
     },
     transcript: async (url, options, ctx) => postTranscript(await fetchPost(url, ctx), options, ctx),
+    videoMedia: async (url, ctx) => (await fetchPost(url, ctx)).media,
   };
 }
 

@@ -229,6 +229,9 @@ export const analysisResult = z.object({
   schema: z.record(z.string(), z.unknown()),
   model: z.string(),
   notes: z.array(z.string()),
+  frames: z
+    .object({ count: z.number().int(), atSeconds: z.array(z.number()) })
+    .describe('The frames of the video the model was shown: how many, and the moment of each'),
   url: z.string(),
   creditsUsed: z.number().int(),
 });

@@ -4,6 +4,7 @@
  */
 import type { Metadata, TranscriptResponse } from '../platforms/types.js';
 import type { OperationContext } from './define.js';
+import type { MediaSource } from '../media/pipeline.js';
 import { youtubeUrlHandler } from './youtube-handler.js';
 import { MEDIA_HANDLERS } from './media-handlers.js';
 
@@ -24,6 +25,8 @@ export interface UrlHandler {
   matches(url: URL): boolean;
   metadata?(url: URL, ctx: OperationContext): Promise<Metadata>;
   transcript?(url: URL, options: TranscriptOptions, ctx: OperationContext): Promise<TranscriptResponse>;
+  /** The video itself (a rendition with pictures), for analysis that looks at its frames. */
+  videoMedia?(url: URL, ctx: OperationContext): Promise<MediaSource | undefined>;
 }
 
 export const URL_HANDLERS: UrlHandler[] = [youtubeUrlHandler, ...MEDIA_HANDLERS];

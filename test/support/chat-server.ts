@@ -6,11 +6,32 @@ import http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 
+/** A part of a message that carries pictures (OpenAI's content array). */
+export type ChatPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string; detail?: string } };
+
 export interface ChatCall {
   model: string;
-  messages: Array<{ role: string; content: string }>;
+  messages: Array<{ role: string; content: string | ChatPart[] }>;
   response_format?: { type: string; json_schema?: { schema: unknown } };
   authorization?: string;
+}
+
+/** The text of a message, whether it is a string or a content array. */
+export function textOf(message: { content: string | ChatPart[] }): string {
+  return typeof message.content === 'string' ? message.content : message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+}
+
+/** The pictures of a message (data URLs decoded), in order. */
+export function imagesOf(message: { content: string | ChatPart[] }): Buffer[] {
+  if (typeof message.content === 'string') return [];
+  return message.content.filter((part) => part.type === 'image_url').map((part) => Buffer.from((part as { image_url: { url: string } }).image_url.url.split(',')[1], 'base64'));
+}
+
+/** Thrown by a scripted reply: the server answers that status with the message, as an endpoint refusing a request does. */
+export class ChatRefusal extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
 }
 
 export type ChatReply = string | ((call: ChatCall) => string | Promise<string>);
@@ -41,6 +62,10 @@ export async function startChatServer(): Promise<ChatServer> {
     try {
       content = typeof reply === 'function' ? await reply(call) : (reply ?? '');
     } catch (error) {
+      if (error instanceof ChatRefusal) {
+        res.writeHead(error.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: error.message } }));
+        return;
+      }
       res.writeHead(500).end(JSON.stringify({ error: { message: `test reply failed: ${(error as Error).message}` } }));
       return;
     }

@@ -252,3 +252,23 @@ export async function startSttServer(): Promise<SttServer> {
   };
   return state;
 }
+
+/**
+ * A silent slideshow: one plain colour after another (`seconds` each), no sound track. Each
+ * slide holds a fact only its frames carry: its colour.
+ */
+export function makeSlideshow(file: string, colours: string[], seconds: number): string {
+  const inputs = colours.flatMap((colour) => ['-f', 'lavfi', '-i', `color=c=${colour}:s=320x240:r=10:d=${seconds}`]);
+  const concat = `${colours.map((_, i) => `[${i}:v]`).join('')}concat=n=${colours.length}:v=1:a=0[v]`;
+  execFileSync('ffmpeg', ['-v', 'error', '-y', ...inputs, '-filter_complex', concat, '-map', '[v]', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  return file;
+}
+
+/** The name of a picture's dominant colour among a few plain ones (what a test "vision model" reads). */
+export function colourOf(jpeg: Buffer): string {
+  const rgb = execFileSync('ffmpeg', ['-v', 'error', '-f', 'image2pipe', '-i', 'pipe:0', '-vf', 'scale=1:1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], { input: jpeg });
+  const [r, g, b] = [rgb[0], rgb[1], rgb[2]];
+  const names: Array<[string, number[]]> = [['red', [255, 0, 0]], ['green', [0, 128, 0]], ['blue', [0, 0, 255]], ['yellow', [255, 255, 0]], ['navy', [0, 0, 128]], ['white', [255, 255, 255]], ['black', [0, 0, 0]]];
+  const distance = (c: number[]) => (c[0] - r) ** 2 + (c[1] - g) ** 2 + (c[2] - b) ** 2;
+  return names.sort((x, y) => distance(x[1]) - distance(y[1]))[0][0];
+}

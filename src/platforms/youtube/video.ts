@@ -188,3 +188,16 @@ export function audioStreamUrl(info: Info): string | undefined {
     .sort((a, b) => (a.bitrate ?? Infinity) - (b.bitrate ?? Infinity));
   return audio[0]?.url ?? formats.find((format) => format.has_audio)?.url;
 }
+
+/**
+ * A direct URL of the video's pictures for frame sampling: the smallest rendition with video (a
+ * frame of 144p to 360p is enough for a model and costs little to download), muxed ones first.
+ */
+export function videoStreamUrl(info: Info): string | undefined {
+  const formats = [...(info.streaming_data?.formats ?? []), ...(info.streaming_data?.adaptive_formats ?? [])].filter(
+    (format) => typeof format.url === 'string' && format.url.startsWith('http') && format.has_video,
+  );
+  const usable = formats.filter((format) => (format.height ?? 0) >= 144);
+  const ranked = (usable.length ? usable : formats).sort((a, b) => (a.height ?? 0) - (b.height ?? 0) || (a.bitrate ?? Infinity) - (b.bitrate ?? Infinity));
+  return ranked[0]?.url;
+}

@@ -11,7 +11,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, CreateMessageResultSchema, ErrorCode as RpcErrorCode, ListToolsRequestSchema, McpError, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolOutcome, ToolSet } from './toolset.js';
-import type { ChatModel, ChatRequest } from '../../ai/chat.js';
+import { clock, IMAGE_REFUSAL, ImagesRefused, type ChatModel, type ChatRequest } from '../../ai/chat.js';
 import { ERROR_CODES, GleanerError, type ErrorCode } from '../../errors.js';
 import { requestsTotal } from '../../observability/metrics.js';
 import { apiKeyFrom } from '../auth.js';
@@ -39,18 +39,29 @@ function samplingModel(sendRequest: SendRequest): ChatModel {
       const schemaNote = request.schema
         ? `\n\nAnswer with one JSON value only, no prose and no code fence, that validates against this JSON Schema:\n${JSON.stringify(request.schema)}`
         : '';
-      const result = await sendRequest(
-        {
-          method: 'sampling/createMessage',
-          params: {
-            systemPrompt: request.system,
-            messages: [{ role: 'user', content: { type: 'text', text: `${request.prompt}${schemaNote}` } }],
-            maxTokens: request.maxTokens ?? 2_000,
-            includeContext: 'none',
+      // Frames go as image messages, each after a text message naming its moment.
+      const pictures = (request.images ?? []).flatMap((image) => [
+        { role: 'user', content: { type: 'text', text: `Frame at ${clock(image.atSeconds * 1000)}:` } },
+        { role: 'user', content: { type: 'image', data: image.jpeg.toString('base64'), mimeType: 'image/jpeg' } },
+      ]);
+      let result;
+      try {
+        result = await sendRequest(
+          {
+            method: 'sampling/createMessage',
+            params: {
+              systemPrompt: request.system,
+              messages: [{ role: 'user', content: { type: 'text', text: `${request.prompt}${schemaNote}` } }, ...pictures],
+              maxTokens: request.maxTokens ?? 2_000,
+              includeContext: 'none',
+            },
           },
-        },
-        CreateMessageResultSchema,
-      );
+          CreateMessageResultSchema,
+        );
+      } catch (error) {
+        if (pictures.length && error instanceof Error && IMAGE_REFUSAL.test(error.message)) throw new ImagesRefused(error.message);
+        throw error;
+      }
       const content = Array.isArray(result.content) ? result.content : [result.content];
       return content.map((part) => (part && typeof part === 'object' && 'text' in part ? String((part as { text: unknown }).text) : '')).join('');
     },
