@@ -1,0 +1,275 @@
+/**
+ * Long MCP replies in pages: a model reading the text block and a client reading structuredContent
+ * both get the whole content, one page at a time through nextCursor, and the pages put together are
+ * the REST reply. Over a real server on loopback, with the official SDK client.
+ *
+ * The long page: the real Wikipedia article of test/fixtures/web/wikipedia (Readability's main
+ * content, expected.html) served four times over in one article, about 230,000 characters of
+ * markdown: no captured page is that long. The 30-minute transcript: the real json3 caption body
+ * of test/fixtures/youtube/timedtext-json3 (CVMO61kLAM8, 88 cues over 5.4 minutes) repeated with
+ * shifted times until it covers 30 minutes, served for GJLlxj_dtq8's caption URLs by the YouTube
+ * replay: no recorded caption body is that long.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { startTestServer, type TestServer } from './helpers/server.js';
+import { connectMcp, errorEnvelope } from './helpers/mcp.js';
+import { REAL_PAGES_DIR } from './support/fixture-site.js';
+import { FIXTURES, startYoutubeReplay, type YoutubeReplay } from './support/youtube-replay.js';
+import { inputJsonSchema } from '../src/surfaces/schema.js';
+
+const VIDEO = 'GJLlxj_dtq8';
+const THIRTY_MINUTES_MS = 30 * 60_000;
+
+/** The recorded json3 cues, repeated one after another until they reach 30 minutes. */
+function thirtyMinuteCaptions(): string {
+  const recorded = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'timedtext-json3', 'bilingualtube_timedtext_json3_CVMO61kLAM8_2026-01.json'), 'utf8')) as {
+    events: Array<{ tStartMs: number; dDurationMs: number }>;
+  };
+  const cues = recorded.events.filter((event) => 'segs' in event);
+  const period = Math.max(...cues.map((cue) => cue.tStartMs + cue.dDurationMs));
+  const events = [];
+  for (let shift = 0; shift < THIRTY_MINUTES_MS; shift += period) {
+    for (const cue of cues) if (cue.tStartMs + shift < THIRTY_MINUTES_MS) events.push({ ...cue, tStartMs: cue.tStartMs + shift });
+  }
+  return JSON.stringify({ ...recorded, events });
+}
+
+/** One page holding the real article four times over. */
+function longArticle(): string {
+  const article = fs.readFileSync(path.join(REAL_PAGES_DIR, 'wikipedia', 'expected.html'), 'utf8');
+  const parts = [1, 2, 3, 4].map((n) => `<section><h2>Part ${n}</h2>${article}</section>`).join('\n');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Mozilla, four times over</title></head><body><article>${parts}</article></body></html>`;
+}
+
+let server: TestServer;
+let replay: YoutubeReplay;
+let site: http.Server;
+let pageUrl: string;
+let key: string;
+
+beforeAll(async () => {
+  replay = await startYoutubeReplay();
+  replay.captionBodies.set(VIDEO, thirtyMinuteCaptions());
+  const html = longArticle();
+  site = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html));
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  pageUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/mozilla`;
+  server = await startTestServer({
+    env: { GLEANER_ALLOW_PRIVATE_URLS: 'true', GLEANER_UPSTREAM_OVERRIDES: `youtube.com=${replay.origin},googleapis.com=${replay.origin}` },
+  });
+  // Mega: every page read is a request of the key's rate, and these tests read a few hundred.
+  key = await server.createKey('Mega', { credits: 1_000 });
+}, 60_000);
+
+afterAll(async () => {
+  await server.close();
+  await replay.close();
+  site.closeAllConnections();
+  await new Promise((resolve) => site.close(resolve));
+});
+
+interface Page {
+  text: string;
+  structured: any;
+}
+
+const credits = async (apiKey = key) => (await server.request('GET', '/v1/me', { apiKey })).body.credits as number;
+
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Page> {
+  const result = await client.callTool({ name, arguments: args });
+  expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+  const parts = result.content as Array<{ type: string; text: string }>;
+  expect(parts).toHaveLength(1);
+  return { text: parts[0].text, structured: result.structuredContent };
+}
+
+/** Every page of a reply, following nextCursor from the first call to the last page. */
+async function allPages(client: Client, name: string, args: Record<string, unknown>): Promise<Page[]> {
+  const pages = [await call(client, name, args)];
+  for (let cursor = pages[0].structured.nextCursor; cursor !== undefined; cursor = pages.at(-1)!.structured.nextCursor) {
+    // The text block names the same cursor, so a model reading only the text can go on.
+    expect(pages.at(-1)!.text).toContain(`call ${name} with cursor="${cursor}"`);
+    // The cursor alone (and the page size) is enough: it names the reply and, for a time range, the range.
+    pages.push(await call(client, name, { cursor, ...(args.maxChars ? { maxChars: args.maxChars } : {}) }));
+    expect(pages.length).toBeLessThan(1_000);
+  }
+  expect(pages.at(-1)!.text).not.toContain('cursor=');
+  return pages;
+}
+
+/** The text of a page without its header line(s) and its footer. */
+const footerless = (text: string) => text.replace(/\n\n\[Page \d+ of \d+[^\]]*\]$/, '');
+
+describe('web_scrape of a 230 KB page over MCP', () => {
+  it('comes in pages of about 20,000 characters that put together are the REST reply, charged once', async () => {
+    const rest = await server.request('GET', `/v1/web/scrape?url=${encodeURIComponent(pageUrl)}`, { apiKey: key });
+    expect(rest.status).toBe(200);
+    expect(rest.body.content.length).toBeGreaterThan(200_000);
+
+    const client = await connectMcp(server.baseUrl, key);
+    const before = await credits();
+    const pages = await allPages(client, 'web_scrape', { url: pageUrl });
+    expect(before - (await credits())).toBe(1);
+    await client.close();
+
+    expect(pages.length).toBeGreaterThanOrEqual(11);
+    expect(pages.map((p) => p.structured.content).join('')).toBe(rest.body.content);
+    expect(pages.flatMap((p) => p.structured.urls)).toEqual(rest.body.urls);
+    pages.forEach((page, i) => {
+      // The fields that are not paged are the reply's own, on every page.
+      expect(page.structured).toMatchObject({ url: rest.body.url, title: 'Mozilla, four times over', countCharacters: rest.body.countCharacters });
+      // The text block is the page as markdown under a short header, holding exactly this page's content.
+      expect(page.text.startsWith(`# Mozilla, four times over\n${pageUrl}\n\n${page.structured.content}`)).toBe(true);
+      expect(page.text).toContain(`[Page ${i + 1} of ${pages.length}`);
+      expect(page.structured.content.length).toBeLessThanOrEqual(20_000);
+      if (i < pages.length - 2) expect(page.structured.content.length).toBeGreaterThan(18_000);
+    });
+  });
+
+  it('never cuts a word between pages, whatever the page size', async () => {
+    // Some 250 pages at 1,000 characters: a key without a rate limit.
+    const client = await connectMcp(server.baseUrl, await server.createKey('Enterprise'));
+    for (const maxChars of [1_000, 7_777]) {
+      const pages = await allPages(client, 'web_scrape', { url: pageUrl, maxChars });
+      const contents = pages.map((p) => p.structured.content as string).filter(Boolean);
+      for (let i = 1; i < contents.length; i++) {
+        const [end, start] = [contents[i - 1].at(-1)!, contents[i][0]];
+        expect(/\s/.test(end) || /\s/.test(start), `page ${i} ends "${contents[i - 1].slice(-30)}", page ${i + 1} starts "${contents[i].slice(0, 30)}"`).toBe(true);
+      }
+      for (const page of pages) expect(footerless(page.text).length).toBeLessThanOrEqual(maxChars + 200);
+    }
+    await client.close();
+  });
+});
+
+describe('a 30-minute YouTube transcript over MCP', () => {
+  it('comes in pages of "[mm:ss] text" lines that put together are the REST segments', async () => {
+    const client = await connectMcp(server.baseUrl, key);
+    const before = await credits();
+    const pages = await allPages(client, 'youtube_transcript', { video_id: VIDEO, maxChars: 8_000 });
+    expect(before - (await credits())).toBe(1);
+    await client.close();
+
+    const rest = await server.request('GET', `/v1/youtube/transcript?video_id=${VIDEO}`, { apiKey: key });
+    expect(rest.status).toBe(200);
+    const segments = pages.flatMap((p) => p.structured.content);
+    expect(segments).toEqual(rest.body.content);
+    expect(segments.at(-1).offset).toBeGreaterThan(THIRTY_MINUTES_MS - 60_000);
+    expect(pages.length).toBeGreaterThanOrEqual(4);
+    for (const page of pages) {
+      // Each structured segment is a line of the text block, in order, with its start as [mm:ss].
+      const lines = page.structured.content.map((s: { offset: number; text: string }) => {
+        const seconds = Math.floor(s.offset / 1000);
+        return `[${String(Math.floor(seconds / 60)).padStart(2, '0')}:${String(seconds % 60).padStart(2, '0')}] ${s.text}\n`;
+      });
+      const header = page.text.slice(0, page.text.indexOf('\n\n') + 2);
+      expect(footerless(page.text)).toBe(`${header}${lines.join('')}`);
+      expect(page.text.split('\n')[0]).toMatch(/^Transcript of youtube GJLlxj_dtq8 · language en · [\d.]+ min · captions$/);
+    }
+  });
+
+  it('reads a time range (from/to in seconds) in pages, then stops at its end', async () => {
+    const client = await connectMcp(server.baseUrl, key);
+    const pages = await allPages(client, 'youtube_transcript', { video_id: VIDEO, from: 600, to: 900, maxChars: 2_000 });
+    await client.close();
+    const rest = await server.request('GET', `/v1/youtube/transcript?video_id=${VIDEO}`, { apiKey: key });
+    const wanted = (rest.body.content as Array<{ offset: number }>).filter((s) => s.offset >= 600_000 && s.offset < 900_000);
+    expect(wanted.length).toBeGreaterThan(50);
+    expect(pages.flatMap((p) => p.structured.content)).toEqual(wanted);
+    expect(pages.length).toBeGreaterThan(1);
+    expect(pages[0].text).toContain('of the part from 10:00 to 15:00');
+  });
+
+  it('refuses from/to on a transcript without timings, before charging', async () => {
+    const client = await connectMcp(server.baseUrl, key);
+    const before = await credits();
+    const result = await client.callTool({ name: 'youtube_transcript', arguments: { video_id: VIDEO, text: true, from: 10 } });
+    expect(result.isError).toBe(true);
+    expect(errorEnvelope(result).error.code).toBe('INVALID_REQUEST');
+    expect(await credits()).toBe(before);
+    await client.close();
+  });
+});
+
+describe('cursors and page sizes', () => {
+  it('a bad cursor is INVALID_REQUEST and charges nothing', async () => {
+    const client = await connectMcp(server.baseUrl, key);
+    const first = await call(client, 'web_scrape', { url: pageUrl });
+    const good = first.structured.nextCursor as string;
+    const before = await credits();
+    const otherTool = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(good, 'base64url').toString()), t: 'web_map' })).toString('base64url');
+    const attempts: Array<Record<string, unknown>> = [
+      { cursor: 'not a cursor' },
+      { cursor: Buffer.from('{"v":1}').toString('base64url') },
+      { cursor: good.slice(0, -4) },
+      { cursor: otherTool },
+      { cursor: good, url: `${pageUrl}?other` },
+      { cursor: good, maxChars: 10 },
+      { url: pageUrl, maxChars: 1_000_000 },
+    ];
+    for (const args of attempts) {
+      const result = await client.callTool({ name: 'web_scrape', arguments: args });
+      expect(result.isError, JSON.stringify(args)).toBe(true);
+      expect(errorEnvelope(result).error.code).toBe('INVALID_REQUEST');
+    }
+    expect(await credits()).toBe(before);
+    // The good cursor still works, and a further page costs nothing.
+    expect((await call(client, 'web_scrape', { cursor: good })).structured.content.length).toBeGreaterThan(0);
+    expect(await credits()).toBe(before);
+    await client.close();
+  });
+
+  it("one key's cursor reads nothing of another key's reply", async () => {
+    const client = await connectMcp(server.baseUrl, key);
+    const { structured } = await call(client, 'web_scrape', { url: pageUrl });
+    await client.close();
+    const other = await server.createKey('Pro', { credits: 10 });
+    const stranger = await connectMcp(server.baseUrl, other);
+    const result = await stranger.callTool({ name: 'web_scrape', arguments: { cursor: structured.nextCursor } });
+    expect(result.isError).toBe(true);
+    expect(errorEnvelope(result).error).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringContaining('no longer kept') });
+    expect(await credits(other)).toBe(10);
+    await stranger.close();
+  });
+
+  it('REST stays whole: it takes no paging arguments', async () => {
+    const reply = await server.request('GET', `/v1/web/scrape?url=${encodeURIComponent(pageUrl)}&maxChars=2000`, { apiKey: key });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.message).toContain('maxChars');
+  });
+
+  it('GLEANER_MCP_PAGE_CHARS sets the default page size', async () => {
+    const small = await startTestServer({ env: { GLEANER_ALLOW_PRIVATE_URLS: 'true', GLEANER_MCP_PAGE_CHARS: '5000' } });
+    try {
+      const client = await connectMcp(small.baseUrl, await small.createKey('Pro'));
+      const pages = await allPages(client, 'web_scrape', { url: pageUrl });
+      await client.close();
+      expect(pages.length).toBeGreaterThan(40);
+      for (const page of pages) expect(page.structured.content.length).toBeLessThanOrEqual(5_000);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('adds few characters to the tool list: cursor and maxChars on paged tools, from/to on transcripts', async () => {
+    const client = await connectMcp(server.baseUrl, key);
+    const { tools } = await client.listTools();
+    await client.close();
+    let added = 0;
+    for (const tool of tools) {
+      const own = inputJsonSchema(server.app.gate.operation(tool.name)!);
+      added += JSON.stringify(tool.inputSchema).length - JSON.stringify(own).length;
+    }
+    expect(added).toBeGreaterThan(0);
+    expect(added).toBeLessThanOrEqual(2_500);
+    const scrape = tools.find((t) => t.name === 'web_scrape')!;
+    expect(Object.keys(scrape.inputSchema.properties!)).toEqual(expect.arrayContaining(['cursor', 'maxChars']));
+    expect(Object.keys(tools.find((t) => t.name === 'youtube_transcript')!.inputSchema.properties!)).toEqual(expect.arrayContaining(['from', 'to']));
+    expect(tools.find((t) => t.name === 'account')!.inputSchema.properties).not.toHaveProperty('cursor');
+  });
+});
