@@ -18,9 +18,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { connectMcp, errorEnvelope } from './helpers/mcp.js';
-import { REAL_PAGES_DIR } from './support/fixture-site.js';
+import { REAL_PAGES_DIR, startFixtureSite, type FixtureSite } from './support/fixture-site.js';
 import { FIXTURES, startYoutubeReplay, type YoutubeReplay } from './support/youtube-replay.js';
 import { inputJsonSchema } from '../src/surfaces/schema.js';
+import { pieces, PIECE_CHARS } from '../src/surfaces/mcp/pages.js';
 
 const VIDEO = 'GJLlxj_dtq8';
 const THIRTY_MINUTES_MS = 30 * 60_000;
@@ -271,5 +272,89 @@ describe('cursors and page sizes', () => {
     expect(Object.keys(scrape.inputSchema.properties!)).toEqual(expect.arrayContaining(['cursor', 'maxChars']));
     expect(Object.keys(tools.find((t) => t.name === 'youtube_transcript')!.inputSchema.properties!)).toEqual(expect.arrayContaining(['from', 'to']));
     expect(tools.find((t) => t.name === 'account')!.inputSchema.properties).not.toHaveProperty('cursor');
+  });
+});
+
+describe('a crawl job over MCP', () => {
+  let crawlSite: FixtureSite;
+  beforeAll(async () => {
+    crawlSite = await startFixtureSite({ pages: 30 });
+  });
+  afterAll(() => crawlSite.close());
+
+  it("pages the finished job's result by crawled page, splitting a long one, and job_status pages it alike", async () => {
+    const client = await connectMcp(server.baseUrl, key);
+    const pages = await allPages(client, 'web_crawl', { url: crawlSite.origin, maxPages: 30, maxChars: 2_000 });
+    const jobId = pages[0].structured.jobId as string;
+    const rest = await server.request('GET', `/v1/jobs/${jobId}`, { apiKey: key });
+    expect(rest.body.status).toBe('completed');
+    expect(pages.length).toBeGreaterThan(3);
+    // Put back together: a crawled page split over two MCP pages shows up in both, its content in parts.
+    const joined: Array<{ url: string; content: string }> = [];
+    for (const page of pages) {
+      expect(page.structured).toMatchObject({ jobId, status: 'completed', operation: 'web_crawl' });
+      for (const crawled of page.structured.result.pages) {
+        const last = joined.at(-1);
+        if (last?.url === crawled.url) last.content += crawled.content;
+        else joined.push({ ...crawled });
+        // The text block shows every crawled page's url and its part of the content.
+        expect(page.text).toContain(crawled.content);
+      }
+    }
+    expect(joined).toEqual(rest.body.result.pages);
+    expect(pages.at(-1)!.structured.result.stats).toEqual(rest.body.result.stats);
+
+    const viaStatus = await allPages(client, 'job_status', { jobId, maxChars: 2_000 });
+    expect(viaStatus.map((p) => p.structured.result.pages)).toEqual(pages.map((p) => p.structured.result.pages));
+    await client.close();
+  });
+});
+
+describe('YouTube search results over MCP', () => {
+  it('are a numbered list, paged by result', async () => {
+    const client = await connectMcp(server.baseUrl, key);
+    const pages = await allPages(client, 'youtube_search', { query: 'test', limit: 40, maxChars: 1_000 });
+    await client.close();
+    const rest = await server.request('GET', '/v1/youtube/search?query=test&limit=40', { apiKey: key });
+    expect(rest.status).toBe(200);
+    expect(pages.length).toBeGreaterThan(1);
+    expect(pages.flatMap((p) => p.structured.results)).toEqual(rest.body.results);
+    let n = 0;
+    for (const page of pages) {
+      for (const item of page.structured.results) expect(page.text).toContain(`${++n}. [${item.type}] ${item.title ?? item.name}`);
+    }
+  });
+});
+
+describe('pieces of a text', () => {
+  it('put together are the text, end at a blank line, a line or a space, and never exceed a piece, over every real page', () => {
+    const names = fs.readdirSync(REAL_PAGES_DIR).filter((name) => fs.existsSync(path.join(REAL_PAGES_DIR, name, 'source.html')));
+    let cuts = 0;
+    let hard = 0;
+    for (const name of names) {
+      const text = fs.readFileSync(path.join(REAL_PAGES_DIR, name, 'source.html'), 'utf8');
+      const parts = pieces(text);
+      expect(parts.join(''), name).toBe(text);
+      for (const [i, part] of parts.entries()) {
+        expect(part.length).toBeLessThanOrEqual(PIECE_CHARS);
+        if (i === parts.length - 1) continue;
+        cuts++;
+        // Mid-word only where there was no choice: a piece-long run without a space (minified script, a data: URL).
+        if (!/\s$/.test(part)) {
+          hard++;
+          expect(part.slice(1), name).toMatch(/^\S+$/);
+        }
+      }
+    }
+    expect(cuts).toBeGreaterThan(1_000);
+    expect(hard).toBeLessThan(cuts);
+  });
+
+  it('cut the empty text into one empty piece, and never split a surrogate pair', () => {
+    expect(pieces('')).toEqual(['']);
+    const emoji = '😀'.repeat(1_500);
+    const parts = pieces(emoji);
+    expect(parts.join('')).toBe(emoji);
+    for (const part of parts) expect(part.isWellFormed()).toBe(true);
   });
 });
