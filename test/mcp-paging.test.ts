@@ -310,6 +310,30 @@ describe('a crawl job over MCP', () => {
   });
 });
 
+describe('a transcript batch over MCP', () => {
+  it('pages by video, splitting a long transcript by segment', async () => {
+    const urls = [VIDEO, 'F1xioXWb8CY', 'not a video'];
+    const client = await connectMcp(server.baseUrl, key);
+    const pages = await allPages(client, 'youtube_transcript_batch', { urls, maxChars: 5_000 });
+    await client.close();
+    const rest = await server.request('POST', '/v1/youtube/transcript/batch', { apiKey: key, body: { urls } });
+    expect(rest.status).toBe(200);
+    const joined: any[] = [];
+    for (const page of pages) {
+      for (const item of page.structured.results) {
+        const last = joined.at(-1);
+        if (last?.url === item.url) last.transcript.content.push(...item.transcript.content);
+        else joined.push(structuredClone(item));
+      }
+    }
+    // The transcript cache answers the REST call: only `cached` may differ.
+    const uncached = (items: any[]) => items.map((item) => (item.transcript ? { ...item, transcript: { ...item.transcript, cached: false } } : item));
+    expect(uncached(joined)).toEqual(uncached(rest.body.results));
+    expect(pages.length).toBeGreaterThan(5);
+    expect(pages.at(-1)!.text).toContain(`## not a video\n${rest.body.results[2].errorCode}`);
+  });
+});
+
 describe('YouTube search results over MCP', () => {
   it('are a numbered list, paged by result', async () => {
     const client = await connectMcp(server.baseUrl, key);
