@@ -119,12 +119,13 @@ const batch: Shape = (reply) => {
 /** A job reply pages its result by the shape of the operation that ran it. */
 function job(inner: Shape): Shape {
   return (reply) => {
-    if (reply.status !== 'completed' || !reply.result) return undefined;
+    // A completed job, or a cancelled crawl with the pages it got.
+    if (!reply.result) return undefined;
     const layout = inner(reply.result);
     if (!layout) return undefined;
     const within = (path: Path | undefined) => (path ? ['result', ...path] : undefined);
     return {
-      header: `Job ${reply.jobId} (${reply.operation}) completed\n${layout.header}`,
+      header: `Job ${reply.jobId} (${reply.operation}) ${reply.status}\n${layout.header}`,
       atoms: layout.atoms.map((atom) => ({ ...atom, list: within(atom.list), field: atom.list ? atom.field : within(atom.field) })),
       paged: layout.paged.map((path) => ['result', ...path]),
     };
@@ -146,12 +147,15 @@ const BY_OUTPUT = new Map<unknown, Shape>([
 /** The views of finished jobs in the Supadata SDK's shapes, whose outputs are their own. */
 const BY_NAME: Record<string, Shape> = { web_crawl_results: crawl, youtube_batch_results: batch };
 
-/** Reply shapes by operation; job_status finds its shape from the job's operation at call time. */
+/** The lookups that answer with any job: its shape is its operation's, found at call time. */
+const JOB_VIEWS = new Set(['job_status', 'job_cancel']);
+
+/** Reply shapes by operation. */
 export function shapeOf(operation: AnyOperation, operations: (name: string) => AnyOperation | undefined): Shape | undefined {
-  if (operation.name === 'job_status') {
+  if (JOB_VIEWS.has(operation.name)) {
     return (reply) => {
       const ran = operations(reply.operation);
-      const inner = ran && ran.name !== 'job_status' ? (BY_OUTPUT.get(ran.output) ?? BY_NAME[ran.name]) : undefined;
+      const inner = ran && !JOB_VIEWS.has(ran.name) ? (BY_OUTPUT.get(ran.output) ?? BY_NAME[ran.name]) : undefined;
       return inner ? job(inner)(reply) : undefined;
     };
   }

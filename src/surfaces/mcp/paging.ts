@@ -217,7 +217,7 @@ export function createPager(app: App): Pager {
       let body = await store.get<unknown>(keyOf(account.id, cursor.e));
       if (body === undefined && cursor.j) {
         const job = await app.services.jobs.get(cursor.j, account.id).catch(() => undefined);
-        if (job?.status === 'completed') body = publicJob(job);
+        if (job?.result) body = publicJob(job);
       }
       if (body === undefined) {
         throw new GleanerError(
