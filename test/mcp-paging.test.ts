@@ -103,6 +103,15 @@ async function allPages(client: Client, name: string, args: Record<string, unkno
   return pages;
 }
 
+/** Drops the kept copy of the reply a cursor points into, as its 30 minutes running out would. */
+async function forget(cursor: string): Promise<void> {
+  const { e } = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as { e: string };
+  const me = await server.request('GET', '/v1/me', { apiKey: key });
+  const stored = `mcp:pages:${me.body.id}:${e}`;
+  expect(await server.app.services.store.get(stored)).toBeDefined();
+  await server.app.services.store.delete(stored);
+}
+
 /** The text of a page without its header line(s) and its footer. */
 const footerless = (text: string) => text.replace(/\n\n\[Page \d+ of \d+[^\]]*\]$/, '');
 
@@ -177,13 +186,16 @@ describe('a 30-minute YouTube transcript over MCP', () => {
   it('reads a time range (from/to in seconds) in pages, then stops at its end', async () => {
     const client = await connectMcp(server.baseUrl, key);
     const pages = await allPages(client, 'youtube_transcript', { video_id: VIDEO, from: 600, to: 900, maxChars: 2_000 });
-    await client.close();
     const rest = await server.request('GET', `/v1/youtube/transcript?video_id=${VIDEO}`, { apiKey: key });
     const wanted = (rest.body.content as Array<{ offset: number }>).filter((s) => s.offset >= 600_000 && s.offset < 900_000);
     expect(wanted.length).toBeGreaterThan(50);
     expect(pages.flatMap((p) => p.structured.content)).toEqual(wanted);
     expect(pages.length).toBeGreaterThan(1);
     expect(pages[0].text).toContain('of the part from 10:00 to 15:00');
+    const after = await call(client, 'youtube_transcript', { video_id: VIDEO, from: 3_600 });
+    expect(after.structured.content).toEqual([]);
+    expect(after.text).toContain('(nothing in this part)');
+    await client.close();
   });
 
   it('refuses from/to on a transcript without timings, before charging', async () => {
@@ -221,6 +233,18 @@ describe('cursors and page sizes', () => {
     expect(await credits()).toBe(before);
     // The good cursor still works, and a further page costs nothing.
     expect((await call(client, 'web_scrape', { cursor: good })).structured.content.length).toBeGreaterThan(0);
+    expect(await credits()).toBe(before);
+    await client.close();
+  });
+
+  it('a cursor whose kept reply is gone is refused, uncharged, and says to call again', async () => {
+    const client = await connectMcp(server.baseUrl, key);
+    const { structured } = await call(client, 'web_scrape', { url: pageUrl });
+    await forget(structured.nextCursor);
+    const before = await credits();
+    const result = await client.callTool({ name: 'web_scrape', arguments: { cursor: structured.nextCursor } });
+    expect(result.isError).toBe(true);
+    expect(errorEnvelope(result).error).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringMatching(/no longer kept .*30 minutes.*call web_scrape again without cursor/i) });
     expect(await credits()).toBe(before);
     await client.close();
   });
@@ -303,6 +327,12 @@ describe('a crawl job over MCP', () => {
     }
     expect(joined).toEqual(rest.body.result.pages);
     expect(pages.at(-1)!.structured.result.stats).toEqual(rest.body.result.stats);
+
+    // Once the kept copy is gone (30 minutes), a job's pages come from its record: still free.
+    await forget(pages[0].structured.nextCursor);
+    const before = await credits();
+    expect((await call(client, 'web_crawl', { cursor: pages[0].structured.nextCursor, maxChars: 2_000 })).structured).toEqual(pages[1].structured);
+    expect(await credits()).toBe(before);
 
     const viaStatus = await allPages(client, 'job_status', { jobId, maxChars: 2_000 });
     expect(viaStatus.map((p) => p.structured.result.pages)).toEqual(pages.map((p) => p.structured.result.pages));

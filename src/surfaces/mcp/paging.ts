@@ -132,10 +132,13 @@ export function createPager(app: App): Pager {
     }
     const whole = span.start === 0 && span.next === undefined && request.range.from === undefined && request.range.to === undefined;
     const page = whole ? body : pageBody(body, layout, span);
-    const text = layout.atoms
-      .slice(span.start, span.end)
-      .map((atom) => atom.text)
-      .join('');
+    const text =
+      span.start < span.end
+        ? layout.atoms
+            .slice(span.start, span.end)
+            .map((atom) => atom.text)
+            .join('')
+        : '(nothing in this part)';
     const { from, to } = request.range;
     const part = from !== undefined || to !== undefined ? ` of the part from ${clock((from ?? 0) * 1000)}${to === undefined ? '' : ` to ${clock(to * 1000)}`}` : '';
     const footer = cursor
@@ -162,8 +165,8 @@ export function createPager(app: App): Pager {
         maxChars: { type: 'integer', minimum: MIN_PAGE_CHARS },
       };
       if (isTimed(operation)) {
-        properties.from = { type: 'number', minimum: 0, description: 'Seconds' };
-        properties.to = { type: 'number', minimum: 0, description: 'Seconds' };
+        properties.from = { type: 'number', description: 'Seconds' };
+        properties.to = { type: 'number', description: 'Seconds' };
       }
       return { ...schema, properties };
     },
