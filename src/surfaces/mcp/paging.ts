@@ -132,14 +132,16 @@ export function createPager(app: App): Pager {
     }
     const whole = span.start === 0 && span.next === undefined && request.range.from === undefined && request.range.to === undefined;
     const page = whole ? body : pageBody(body, layout, span);
+    const { from, to } = request.range;
     const text =
       span.start < span.end
         ? layout.atoms
             .slice(span.start, span.end)
             .map((atom) => atom.text)
             .join('')
-        : '(nothing in this part)';
-    const { from, to } = request.range;
+        : from !== undefined || to !== undefined
+          ? '(nothing in this part)'
+          : '';
     const part = from !== undefined || to !== undefined ? ` of the part from ${clock((from ?? 0) * 1000)}${to === undefined ? '' : ` to ${clock(to * 1000)}`}` : '';
     const footer = cursor
       ? `\n\n[Page ${span.number} of ${span.of}${part}. For the next page call ${operation.name} with cursor="${cursor}".]`
@@ -149,8 +151,19 @@ export function createPager(app: App): Pager {
     return { body: cursor ? { ...page, nextCursor: cursor } : page, text: `${layout.header}${text}${footer}` };
   }
 
+  function layoutOf(operation: AnyOperation, body: unknown): Layout | undefined {
+    if (!body || typeof body !== 'object') return undefined;
+    try {
+      return shape(operation)?.(body as Record<string, unknown>);
+    } catch (error) {
+      // A reply the shape did not expect is shown whole rather than failing a call already charged.
+      app.log.error({ err: error, tool: operation.name }, 'could not lay out a reply in pages');
+      return undefined;
+    }
+  }
+
   function pageOf(operation: AnyOperation, body: unknown, request: PageRequest, at: number) {
-    const layout = body && typeof body === 'object' ? shape(operation)?.(body as Record<string, unknown>) : undefined;
+    const layout = layoutOf(operation, body);
     if (layout && at > layout.atoms.length) throw badCursor('it points past the end of the reply');
     return { layout, span: layout ? pageAt(layout.atoms, at, request.maxChars, request.range) : undefined };
   }
