@@ -171,6 +171,10 @@ describe('a 30-minute YouTube transcript over MCP', () => {
     expect(segments).toEqual(rest.body.content);
     expect(segments.at(-1).offset).toBeGreaterThan(THIRTY_MINUTES_MS - 60_000);
     expect(pages.length).toBeGreaterThanOrEqual(4);
+    // At the default page size too (a new call, charged again, then its pages).
+    const byDefault = await allPages(client, 'youtube_transcript', { video_id: VIDEO });
+    expect(byDefault.length).toBeGreaterThanOrEqual(2);
+    expect(byDefault.flatMap((p) => p.structured.content)).toEqual(rest.body.content);
     for (const page of pages) {
       // Each structured segment is a line of the text block, in order, with its start as [mm:ss].
       const lines = page.structured.content.map((s: { offset: number; text: string }) => {
