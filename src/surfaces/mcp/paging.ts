@@ -217,7 +217,7 @@ export function createPager(app: App): Pager {
       const jobId = (body as { jobId?: unknown }).jobId;
       const cursor: Cursor = { v: 1, t: operation.name, e: entry, p: span.next, f: request.range.from, u: request.range.to, j: typeof jobId === 'string' ? jobId : undefined };
       const json = JSON.stringify(body);
-      // A job's result is kept in its record anyway; anything else is kept here for its next pages.
+      // Kept for its next pages (a job's can also be read back from its record, see next).
       if (json.length <= MAX_KEPT_CHARS) {
         await store.set(keyOf(accountId, entry), body, PAGES_KEPT_MS).catch((error) => app.log.warn({ err: error, tool: operation.name }, 'could not keep the pages of a reply'));
       }
