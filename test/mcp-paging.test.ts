@@ -137,6 +137,8 @@ describe('web_scrape of a 230 KB page over MCP', () => {
       expect(page.structured).toMatchObject({ url: rest.body.url, title: 'Mozilla, four times over', countCharacters: rest.body.countCharacters });
       // The text block is the page as markdown under a short header, holding exactly this page's content.
       expect(page.text.startsWith(`# Mozilla, four times over\n${pageUrl}\n\n${page.structured.content}`)).toBe(true);
+      // The links follow the content, one a line, on the pages whose structuredContent holds them.
+      for (const url of page.structured.urls) expect(page.text).toContain(`- ${url}\n`);
       expect(page.text).toContain(`[Page ${i + 1} of ${pages.length}`);
       expect(page.structured.content.length).toBeLessThanOrEqual(20_000);
       if (i < pages.length - 2) expect(page.structured.content.length).toBeGreaterThan(18_000);
