@@ -83,6 +83,8 @@ const schema = z.object({
   /** Frames of a video a video analysis shows the model (0: none, transcript and metadata only). */
   GLEANER_ANALYSIS_MAX_FRAMES: z.coerce.number().int().min(0).max(64).default(16),
   GLEANER_MCP_WAIT_SECONDS: z.coerce.number().min(0).max(3600).default(45),
+  /** Characters of content in one page of a long MCP tool reply (the rest comes through nextCursor). */
+  GLEANER_MCP_PAGE_CHARS: z.coerce.number().int().min(1_000).max(100_000).default(20_000),
   GLEANER_LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Lets /mcp accept requests without x-api-key (initialize, list, ping; tool calls still need a key). Loopback binds only. */
   GLEANER_MCP_KEYLESS: booleanFlag.default(false),

@@ -81,9 +81,14 @@ export class Gate {
     );
   }
 
+  /** The account a call acts as (its key, or the surface's vouched-for owner); UNAUTHORIZED otherwise. */
+  async identify(options: Pick<CallOptions, 'apiKey' | 'actAs'>): Promise<AccountRecord> {
+    return options.actAs !== undefined ? this.actingAccount(options.actAs) : this.services.accounts.authenticate(options.apiKey);
+  }
+
   async call(operation: AnyOperation, rawInput: unknown, options: CallOptions): Promise<CallResult> {
     const requestId = options.requestId ?? randomUUID();
-    const account = options.actAs !== undefined ? await this.actingAccount(options.actAs) : await this.services.accounts.authenticate(options.apiKey);
+    const account = await this.identify(options);
 
     if (!planAtLeast(account.plan, operation.plan)) {
       throw new GleanerError(

@@ -7,7 +7,7 @@ import type { App } from '../../app.js';
 import { GleanerError, toGleanerError, type ErrorCode } from '../../errors.js';
 import { publicJob, type JobProgress } from '../../jobs/jobs.js';
 import { inputJsonSchema, replyJsonSchema } from '../schema.js';
-import { TEXT_BUDGET, trimmedJson } from './trim.js';
+import { createPager, type PagedOutcome } from './paging.js';
 import type { ChatModel } from '../../ai/chat.js';
 
 export interface ToolDescriptor {
@@ -35,7 +35,7 @@ export interface ToolOutcome {
   isError: boolean;
   /** The reply body, or the error envelope. */
   body: unknown;
-  /** The text content: an error's one-line summary, or the reply's JSON trimmed to TEXT_BUDGET. */
+  /** The text content: an error's one-line summary, or the reply's page as text (see paging.ts). */
   text: string;
 }
 
@@ -47,12 +47,13 @@ export interface ToolSet {
 }
 
 export function createToolSet(app: App): ToolSet {
+  const pager = createPager(app);
   const descriptors = app.operations.map<ToolDescriptor>((operation) => ({
     name: operation.name,
     title: operation.title,
     description: operation.kind === 'job' ? `${operation.description} Waits up to ${app.config.GLEANER_MCP_WAIT_SECONDS} s for the job, then returns its result or its id for job_status.` : operation.description,
-    inputSchema: inputJsonSchema(operation),
-    outputSchema: replyJsonSchema(operation),
+    inputSchema: pager.inputSchema(operation, inputJsonSchema(operation)),
+    outputSchema: pager.outputSchema(operation, replyJsonSchema(operation)),
     annotations: {
       title: operation.title,
       // Starting a job creates something (a job record, a webhook delivery): never read-only.
@@ -70,7 +71,7 @@ export function createToolSet(app: App): ToolSet {
     text: `${error.code}: ${error.message}`,
   });
 
-  const success = (body: unknown): ToolOutcome => ({ isError: false, body, text: trimmedJson(body, TEXT_BUDGET) });
+  const success = (page: PagedOutcome): ToolOutcome => ({ isError: false, ...page });
   const names = new Set(descriptors.map((d) => d.name));
 
   return {
@@ -81,7 +82,10 @@ export function createToolSet(app: App): ToolSet {
       const operation = app.gate.operation(name);
       if (!operation) return failure(new GleanerError('NOT_FOUND', `No tool named "${name}".`), requestId);
       try {
-        const result = await app.gate.call(operation, args, {
+        // cursor, maxChars, from and to are MCP's own: the operation never sees them.
+        const { args: input, request } = pager.split(operation, args);
+        if (request?.cursor) return success(await pager.next(operation, input, request, context));
+        const result = await app.gate.call(operation, input, {
           apiKey: context.apiKey,
           actAs: context.actAs,
           requestId,
@@ -91,7 +95,8 @@ export function createToolSet(app: App): ToolSet {
           // that cancel after a quiet minute keep waiting.
           onProgress: context.progress,
         });
-        if (!result.job) return success(result.body);
+        const paged = (body: unknown) => pager.first(operation, input, body, request, result.account.id);
+        if (!result.job) return success(await paged(result.body));
         const { jobId } = result.job;
         // The client cancelling the tool call cancels the job it started (charged for what was done).
         const cancel = () => void app.services.jobs.cancel(jobId, result.account.id, 0).catch((error) => app.log.warn({ err: error, jobId }, 'job cancel failed'));
@@ -100,12 +105,14 @@ export function createToolSet(app: App): ToolSet {
         const job = await app.services.jobs.waitFor(jobId, result.account.id, app.config.GLEANER_MCP_WAIT_SECONDS * 1000, context.progress, context.signal).finally(() =>
           context.signal.removeEventListener('abort', cancel),
         );
-        if (job.status === 'completed') return success(publicJob(job));
+        if (job.status === 'completed') return success(await paged(publicJob(job)));
         if (job.status === 'failed' && job.error) return failure(job.error, requestId);
-        return success({
-          ...publicJob(job),
-          message: `The job is still ${job.status} after ${app.config.GLEANER_MCP_WAIT_SECONDS} s. Call job_status with jobId "${job.jobId}" to get its result.`,
-        });
+        return success(
+          await paged({
+            ...publicJob(job),
+            message: `The job is still ${job.status} after ${app.config.GLEANER_MCP_WAIT_SECONDS} s. Call job_status with jobId "${job.jobId}" to get its result.`,
+          }),
+        );
       } catch (thrown) {
         const error = toGleanerError(thrown);
         if (error.code === 'INTERNAL_ERROR') app.log.error({ err: thrown, requestId, tool: name }, 'internal error in tool call');

@@ -1,11 +1,8 @@
 /**
- * The text part of a tool result is what most MCP clients put in the model's context: a 30-page
- * crawl must not land there twice in full. The text is the reply's JSON cut to a budget (long
- * strings and long lists shortened, each cut marked); structuredContent keeps everything.
+ * The text part of a result whose reply has no paged shape (paging.ts pages the long ones): the
+ * reply's JSON cut to the page size, long strings and long lists shortened, each cut marked;
+ * structuredContent keeps everything. In practice a model's answer (video_analysis) that runs long.
  */
-
-/** Characters of JSON in a tool result's text part. */
-export const TEXT_BUDGET = 8_000;
 
 /** From generous to tight: the first that fits the budget is used. */
 const STEPS = [

@@ -1,0 +1,173 @@
+/**
+ * How each reply shape reads as text and where its long content is: transcripts (segments, or one
+ * string), a scraped page (markdown, then its links), crawls, search results, video lists and
+ * batches. Which shape a tool's reply has follows from its operation's output schema.
+ */
+import type { AnyOperation } from '../../operations/define.js';
+import { crawlResult, mapReply, scrapeReply, searchReply, channelVideosReply, playlistVideosReply, transcriptBatchReply, transcriptReply, videoBatchReply } from '../../operations/outputs.js';
+import { pieces, type Atom, type Layout, type Path } from './pages.js';
+
+type Reply = Record<string, any>;
+/** Lays a reply out for paging, or undefined when it has nothing to page (a running job, an error item). */
+export type Shape = (reply: Reply) => Layout | undefined;
+
+/** 75_000 ms -> "1:15", 3_725_000 -> "1:02:05". */
+export function clock(ms: number): string {
+  const total = Math.floor(ms / 1000);
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${String(m).padStart(2, '0')}:${s}`;
+}
+
+/** One text field as atoms; `lead` goes before its first piece (an item's heading). */
+function textAtoms(text: string, field: Path, item?: { list: Path; index: number }, lead = ''): Atom[] {
+  return pieces(text).map((piece, i) => ({ text: i === 0 ? lead + piece : piece, field, piece, ...item }));
+}
+
+/** Transcript content at `field` (segments or a string), as lines "[mm:ss] text" where timed. */
+function contentAtoms(content: unknown, field: Path, item?: { list: Path; index: number }, lead = ''): Atom[] {
+  if (typeof content === 'string') return textAtoms(content, field, item, lead);
+  return (content as Array<{ text: string; offset?: number }>).map((segment, i) => ({
+    text: `${i === 0 ? lead : ''}${segment.offset === undefined ? '' : `[${clock(segment.offset)}] `}${segment.text}\n`,
+    ...(item ? { ...item, field, piece: segment } : { list: field, index: i }),
+    ...(segment.offset === undefined ? {} : { time: segment.offset }),
+  }));
+}
+
+function transcriptHeader(t: Reply): string {
+  const parts = [
+    `Transcript${t.videoId ? ` of ${t.platform ?? 'video'} ${t.videoId}` : ''}`,
+    `language ${t.lang}${t.translatedTo ? ` (translated by ${t.translatedBy})` : ''}`,
+    `${Number(t.durationMinutes).toFixed(1)} min`,
+    t.aiGenerated ? 'speech to text' : 'captions',
+  ];
+  return `${parts.join(' · ')}\n\n`;
+}
+
+const transcript: Shape = (reply) => ({ header: transcriptHeader(reply), atoms: contentAtoms(reply.content, ['content']), paged: [['content']] });
+
+const scrape: Shape = (reply) => {
+  const links: Atom[] = (reply.urls as string[]).map((url, index) => ({ text: `${index === 0 ? '\n\nLinks on the page:\n' : ''}- ${url}\n`, list: ['urls'], index }));
+  return { header: `# ${reply.title ?? reply.url}\n${reply.url}\n\n`, atoms: [...textAtoms(reply.content, ['content']), ...links], paged: [['content'], ['urls']] };
+};
+
+const map: Shape = (reply) => ({
+  header: `${reply.urls.length} URLs\n\n`,
+  atoms: (reply.urls as string[]).map((url, index) => ({ text: `${url}\n`, list: ['urls'], index })),
+  paged: [['urls']],
+});
+
+/** A crawl's pages then its failures (web_crawl's result; web_crawl_results shows a part of them). */
+const crawl: Shape = (reply) => {
+  if (!Array.isArray(reply.pages)) return undefined;
+  const pages = (reply.pages as Reply[]).flatMap((page, index) => {
+    const atoms = textAtoms(page.content, ['content'], { list: ['pages'], index }, `## ${page.title ?? page.url}\n${page.url}\n\n`);
+    // The blank line between two pages is text only: each page's content stays exactly what was scraped.
+    atoms[atoms.length - 1] = { ...atoms[atoms.length - 1], text: `${atoms[atoms.length - 1].text}\n\n` };
+    return atoms;
+  });
+  const failed = ((reply.failed ?? []) as Reply[]).map((item, index) => ({ text: `${index === 0 ? 'Failed:\n' : ''}- ${item.url}: ${item.error.code} ${item.error.message}\n`, list: ['failed'], index }));
+  const stats = reply.stats ? `: ${reply.stats.pages} pages, ${reply.stats.failed} failed${reply.stoppedOn ? ' (stopped: credits ran out)' : ''}` : '';
+  return { header: `Crawl${reply.url ? ` of ${reply.url}` : ''}${stats}\n\n`, atoms: [...pages, ...failed], paged: [['pages'], ['failed']] };
+};
+
+function count(n: number | null | undefined, what: string): string | undefined {
+  return n === null || n === undefined ? undefined : `${n.toLocaleString('en-US')} ${what}`;
+}
+
+function searchLine(item: Reply, n: number): string {
+  const facts =
+    item.type === 'video'
+      ? [item.channel?.name, item.duration === null ? undefined : clock(item.duration * 1000), count(item.viewCount, 'views'), item.uploadDate ?? item.publishedText, `https://www.youtube.com/watch?v=${item.id}`]
+      : item.type === 'channel'
+        ? [item.handle, count(item.subscriberCount, 'subscribers'), count(item.videoCount, 'videos'), `https://www.youtube.com/channel/${item.id}`]
+        : [item.channel?.name, count(item.videoCount, 'videos'), `https://www.youtube.com/playlist?list=${item.id}`];
+  return `${n}. [${item.type}] ${item.title ?? item.name ?? item.id} — ${facts.filter(Boolean).join(' · ')}\n`;
+}
+
+const search: Shape = (reply) => ({
+  header: `YouTube search "${reply.query}": ${reply.results.length} results${reply.nextPageToken ? ' (more with pageToken)' : ''}\n\n`,
+  atoms: (reply.results as Reply[]).map((item, index) => ({ text: searchLine(item, index + 1), list: ['results'], index })),
+  paged: [['results']],
+});
+
+const videoLists: Shape = (reply) => {
+  const lists: Array<[string, string, (id: string) => string]> = [
+    ['videoIds', 'Videos', (id) => `https://www.youtube.com/watch?v=${id}`],
+    ['shortIds', 'Shorts', (id) => `https://www.youtube.com/shorts/${id}`],
+    ['liveIds', 'Live', (id) => `https://www.youtube.com/watch?v=${id}`],
+  ];
+  const atoms = lists.flatMap(([key, title, link]) => (reply[key] as string[]).map((id, index) => ({ text: `${index === 0 ? `${title}:\n` : ''}- ${link(id)}\n`, list: [key], index })));
+  return { header: `${reply.channelId ? `Channel ${reply.channelId}` : `Playlist ${reply.playlistId}`}${reply.complete ? '' : ' (incomplete: YouTube stopped answering)'}\n\n`, atoms, paged: lists.map(([key]) => [key]) };
+};
+
+/** One result per video: a transcript (split by segment), a video's facts, or an error. */
+const batch: Shape = (reply) => {
+  if (!Array.isArray(reply.results)) return undefined;
+  const atoms = (reply.results as Reply[]).flatMap((item, index): Atom[] => {
+    const at = { list: ['results'], index };
+    const lead = `## ${item.url ?? item.videoId}\n`;
+    if (item.errorCode) return [{ text: `${lead}${item.errorCode}: ${item.message ?? ''}\n\n`, ...at }];
+    if (item.transcript && item.transcript.content.length > 0) return contentAtoms(item.transcript.content, ['transcript', 'content'], at, lead + transcriptHeader(item.transcript));
+    if (item.video) return [{ text: `${lead}${item.video.title ?? ''} — ${item.video.channel?.name ?? ''}${item.video.duration ? ` · ${clock(item.video.duration * 1000)}` : ''}\n\n`, ...at }];
+    return [{ text: lead, ...at }];
+  });
+  return { header: `${reply.results.length} results${reply.creditsUsed === undefined ? '' : `, ${reply.creditsUsed} credits used`}\n\n`, atoms, paged: [['results']] };
+};
+
+/** A job reply pages its result by the shape of the operation that ran it. */
+function job(inner: Shape): Shape {
+  return (reply) => {
+    // A completed job, or a cancelled crawl with the pages it got.
+    if (!reply.result) return undefined;
+    const layout = inner(reply.result);
+    if (!layout) return undefined;
+    const within = (path: Path | undefined) => (path ? ['result', ...path] : undefined);
+    return {
+      header: `Job ${reply.jobId} (${reply.operation}) ${reply.status}\n${layout.header}`,
+      atoms: layout.atoms.map((atom) => ({ ...atom, list: within(atom.list), field: atom.list ? atom.field : within(atom.field) })),
+      paged: layout.paged.map((path) => ['result', ...path]),
+    };
+  };
+}
+
+const BY_OUTPUT = new Map<unknown, Shape>([
+  [transcriptReply, transcript],
+  [scrapeReply, scrape],
+  [mapReply, map],
+  [crawlResult, crawl],
+  [searchReply, search],
+  [channelVideosReply, videoLists],
+  [playlistVideosReply, videoLists],
+  [transcriptBatchReply, batch],
+  [videoBatchReply, batch],
+]);
+
+/** The views of finished jobs in the Supadata SDK's shapes, whose outputs are their own. */
+const BY_NAME: Record<string, Shape> = { web_crawl_results: crawl, youtube_batch_results: batch };
+
+/** The lookups that answer with any job: its shape is its operation's, found at call time. */
+const JOB_VIEWS = new Set(['job_status', 'job_cancel']);
+
+/** Reply shapes by operation. */
+export function shapeOf(operation: AnyOperation, operations: (name: string) => AnyOperation | undefined): Shape | undefined {
+  if (JOB_VIEWS.has(operation.name)) {
+    return (reply) => {
+      const ran = operations(reply.operation);
+      const inner = ran && !JOB_VIEWS.has(ran.name) ? (BY_OUTPUT.get(ran.output) ?? BY_NAME[ran.name]) : undefined;
+      return inner ? job(inner)(reply) : undefined;
+    };
+  }
+  const own = BY_OUTPUT.get(operation.output) ?? BY_NAME[operation.name];
+  if (!own) return undefined;
+  if (operation.kind === 'job') return job(own);
+  // A sync operation that starts a job for some inputs replies with either.
+  if (operation.jobWhen) return (reply) => ('jobId' in reply ? job(own)(reply) : own(reply));
+  return own;
+}
+
+/** Shapes that have timed atoms, so a caller may ask for a time range. */
+export function isTimed(operation: AnyOperation): boolean {
+  return operation.output === transcriptReply;
+}

@@ -1,0 +1,164 @@
+/**
+ * Cutting one reply into pages. A reply shape (page-shapes.ts) lays its long content out as a run
+ * of atoms: a piece of a long text, one transcript segment, one search result. A page is a run of
+ * whole atoms whose text fits the page size, so a page always ends where an atom does: at a
+ * paragraph, line or word break, or between two items. The same atoms build both faces of a page:
+ * the text a model reads and the structured reply (the full reply with each long field holding
+ * only this page's part).
+ */
+
+/** Longest piece of one text field: pages end on piece boundaries, so this is the finest cut. */
+export const PIECE_CHARS = 1_000;
+
+export type Path = readonly string[];
+
+export interface Atom {
+  /** What the text block shows for this atom. */
+  text: string;
+  /** The list (a path in the reply) this atom is an item of, or a part of an item of. */
+  list?: Path;
+  /** The item's index in `list`. */
+  index?: number;
+  /** The field being split (inside the item when `list` is set): a string gets `piece` appended, an array gets it pushed. */
+  field?: Path;
+  piece?: unknown;
+  /** Start in milliseconds, for transcripts paged by time (from/to). */
+  time?: number;
+}
+
+/** A reply laid out for paging: its atoms, the paged fields (emptied, then refilled per page), a header. */
+export interface Layout {
+  header: string;
+  atoms: Atom[];
+  /** Paths of the reply's paged lists and text fields. */
+  paged: Path[];
+}
+
+/** Splits text into pieces of at most `max` characters, each ending at the best break in reach. */
+export function pieces(text: string, max = PIECE_CHARS): string[] {
+  const out: string[] = [];
+  let start = 0;
+  while (text.length - start > max) {
+    const cut = breakBefore(text, start, start + max);
+    out.push(text.slice(start, cut));
+    start = cut;
+  }
+  if (start < text.length || out.length === 0) out.push(text.slice(start));
+  return out;
+}
+
+/** The last good place to end a piece in text[start, end): after a blank line, a line, a word; a hard cut only in a word longer than the piece. */
+function breakBefore(text: string, start: number, end: number): number {
+  const window = text.slice(start, end + 1);
+  const limit = end - start;
+  for (const pattern of [/\n[ \t]*\n\s*/g, /\n\s*/g, /[ \t\u00a0]+/g]) {
+    let best = -1;
+    for (const match of window.matchAll(pattern)) {
+      const after = match.index + match[0].length;
+      // The break must leave something in this piece; its trailing spaces may reach one past the window.
+      if (match.index > 0 && match.index < limit) best = Math.min(after, limit);
+    }
+    if (best > 0) return start + best;
+  }
+  // One word longer than a piece: cut it, but never inside a surrogate pair.
+  const code = text.charCodeAt(end - 1);
+  return code >= 0xd800 && code <= 0xdbff ? end - 1 : end;
+}
+
+export interface PageSpan {
+  start: number;
+  end: number;
+  /** 1-based number of this page among the pages of the range, and how many there are. */
+  number: number;
+  of: number;
+  /** Index of the first atom after this page, or undefined on the last. */
+  next?: number;
+}
+
+export interface Range {
+  /** Seconds, inclusive. */
+  from?: number;
+  /** Seconds, exclusive. */
+  to?: number;
+}
+
+const inRange = (atom: Atom, range: Range) =>
+  atom.time === undefined || ((range.from === undefined || atom.time >= range.from * 1000) && (range.to === undefined || atom.time < range.to * 1000));
+
+/**
+ * The page that starts at atom `at` (or at the range's first atom), filled up to `maxChars` of
+ * atom text (at least one atom). Pages are counted by laying them out from the range's start.
+ */
+export function pageAt(atoms: Atom[], at: number, maxChars: number, range: Range = {}): PageSpan {
+  const first = atoms.findIndex((atom) => inRange(atom, range));
+  if (first < 0) return { start: atoms.length, end: atoms.length, number: 1, of: 1 };
+  const last = atoms.findLastIndex((atom) => inRange(atom, range)) + 1;
+  const fill = (from: number) => {
+    let end = from;
+    let used = 0;
+    while (end < last && (end === from || used + atoms[end].text.length <= maxChars)) used += atoms[end++].text.length;
+    return end;
+  };
+  const start = Math.min(Math.max(at, first), last);
+  let number = 0;
+  let of = 0;
+  for (let cursor = first; cursor < last; cursor = fill(cursor)) {
+    of++;
+    if (cursor <= start) number = of;
+  }
+  const end = fill(start);
+  return { start, end, number: Math.max(number, 1), of: Math.max(of, 1), ...(end < last ? { next: end } : {}) };
+}
+
+function getIn(value: unknown, path: Path): unknown {
+  let current = value;
+  for (const key of path) current = (current as Record<string, unknown> | null | undefined)?.[key];
+  return current;
+}
+
+/** A copy of `value` with `path` set, copying each object on the way (the original is left intact). */
+function setIn<T>(value: T, path: Path, next: unknown): T {
+  if (path.length === 0) return next as T;
+  const [key, ...rest] = path;
+  const current = value as Record<string, unknown>;
+  return { ...current, [key]: setIn(current?.[key], rest, next) } as T;
+}
+
+const emptied = (value: unknown) => (typeof value === 'string' ? '' : []);
+
+/** The reply as this page shows it: each paged field holds only the atoms of [start, end). */
+export function pageBody<T>(reply: T, layout: Layout, span: Pick<PageSpan, 'start' | 'end'>): T {
+  let page = reply;
+  for (const path of layout.paged) {
+    const value = getIn(reply, path);
+    if (value !== undefined && value !== null) page = setIn(page, path, emptied(value));
+  }
+  // Items of each list as this page holds them, with the last item's index to extend its split field.
+  const lists = new Map<string, { path: Path; items: unknown[]; lastIndex: number }>();
+  const texts = new Map<string, { path: Path; parts: unknown[]; string: boolean }>();
+  for (const atom of layout.atoms.slice(span.start, span.end)) {
+    if (atom.list) {
+      const key = atom.list.join('\0');
+      let list = lists.get(key);
+      if (!list) lists.set(key, (list = { path: atom.list, items: [], lastIndex: -1 }));
+      const original = (getIn(reply, atom.list) as unknown[])[atom.index!];
+      if (list.lastIndex !== atom.index) {
+        list.items.push(atom.field ? setIn(original, atom.field, emptied(getIn(original, atom.field))) : original);
+        list.lastIndex = atom.index!;
+      }
+      if (atom.field) {
+        const at = list.items.length - 1;
+        const current = getIn(list.items[at], atom.field);
+        list.items[at] = setIn(list.items[at], atom.field, typeof current === 'string' ? current + String(atom.piece) : [...(current as unknown[]), atom.piece]);
+      }
+    } else if (atom.field) {
+      const key = atom.field.join('\0');
+      let text = texts.get(key);
+      if (!text) texts.set(key, (text = { path: atom.field, parts: [], string: typeof getIn(reply, atom.field) === 'string' }));
+      text.parts.push(atom.piece);
+    }
+  }
+  for (const { path, items } of lists.values()) page = setIn(page, path, items);
+  for (const { path, parts, string } of texts.values()) page = setIn(page, path, string ? parts.join('') : parts);
+  return page;
+}

@@ -1,0 +1,252 @@
+/**
+ * Long MCP tool replies in pages. A model reads about a page (GLEANER_MCP_PAGE_CHARS, or the call's
+ * maxChars) and is told how to get the next one: `nextCursor`, passed back as `cursor` to the same
+ * tool. Both faces of a result carry the same page: the text block (readable text) and
+ * structuredContent (the reply with its long fields cut to this page, plus nextCursor).
+ *
+ * The first call runs (and is charged) as on REST; when its reply has more than one page, the
+ * whole reply is kept in the store for PAGES_KEPT_MS, keyed by account, tool and arguments, and
+ * every further page is read from there without a charge. Paging is MCP only: REST stays whole.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { App } from '../../app.js';
+import { GleanerError } from '../../errors.js';
+import { publicJob } from '../../jobs/jobs.js';
+import type { AnyOperation } from '../../operations/define.js';
+import { describeIssues } from '../../gate/validation.js';
+import { pageAt, pageBody, type Layout, type PageSpan, type Range } from './pages.js';
+import { clock, isTimed, shapeOf, type Shape } from './page-shapes.js';
+import { trimmedJson } from './trim.js';
+
+/** How long the pages of a reply stay readable through its cursor. */
+export const PAGES_KEPT_MS = 30 * 60_000;
+/** A reply larger than this (as JSON) is not kept: its later pages need the call again. */
+const MAX_KEPT_CHARS = 32_000_000;
+export const MIN_PAGE_CHARS = 1_000;
+export const MAX_PAGE_CHARS = 100_000;
+
+const PAGING_KEYS = ['cursor', 'maxChars', 'from', 'to'] as const;
+
+const pagingArgs = z
+  .object({
+    cursor: z.string().min(1).max(1_000).optional(),
+    maxChars: z.number().int().min(MIN_PAGE_CHARS).max(MAX_PAGE_CHARS).optional(),
+    from: z.number().min(0).max(1e7).optional(),
+    to: z.number().min(0).max(1e7).optional(),
+  })
+  .refine((a) => a.from === undefined || a.to === undefined || a.from < a.to, { path: ['to'], message: 'must be after from' });
+
+export interface PageRequest {
+  cursor?: string;
+  maxChars: number;
+  range: Range;
+}
+
+/** What a cursor holds: the tool, the reply's entry (a hash of the arguments), where the page starts, the time range and a job id. */
+const cursorPayload = z
+  .object({
+    v: z.literal(1),
+    t: z.string().max(100),
+    e: z.string().regex(/^[0-9a-f]{32}$/),
+    p: z.number().int().min(0).max(10_000_000),
+    f: z.number().min(0).optional(),
+    u: z.number().min(0).optional(),
+    j: z.string().max(200).optional(),
+  })
+  .strict();
+type Cursor = z.infer<typeof cursorPayload>;
+
+const badCursor = (why: string) => new GleanerError('INVALID_REQUEST', `Invalid cursor: ${why}. Pass the nextCursor of the previous page unchanged, or call again without cursor.`);
+
+function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(JSON.stringify(cursor)).toString('base64url');
+}
+
+function decodeCursor(text: string, tool: string): Cursor {
+  let parsed: unknown;
+  try {
+    parsed = /^[A-Za-z0-9_-]+$/.test(text) ? JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  const cursor = cursorPayload.safeParse(parsed);
+  if (!cursor.success) throw badCursor('it is not a cursor this server gave');
+  if (cursor.data.t !== tool) throw badCursor(`it belongs to ${cursor.data.t}, not ${tool}`);
+  return cursor.data;
+}
+
+/** JSON with object keys in order, so equal arguments hash alike whatever order they came in. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export interface PagedOutcome {
+  body: unknown;
+  text: string;
+}
+
+export interface Pager {
+  /** The input schema a tool lists over MCP: the operation's, plus cursor and maxChars (and from/to for transcripts). */
+  inputSchema(operation: AnyOperation, schema: Record<string, unknown>): Record<string, unknown>;
+  /** The output schema a tool lists over MCP: the reply's, plus nextCursor. */
+  outputSchema(operation: AnyOperation, schema: Record<string, unknown>): Record<string, unknown>;
+  /** Takes the paging arguments out of a call's arguments (INVALID_REQUEST when they are wrong). */
+  split(operation: AnyOperation, args: unknown): { args: unknown; request?: PageRequest };
+  /** The first page of a reply the call just produced (kept for its next pages when there are any). */
+  first(operation: AnyOperation, args: unknown, body: unknown, request: PageRequest | undefined, accountId: string): Promise<PagedOutcome>;
+  /** The page a cursor points at, from the kept reply: no charge, one request of the key's rate. */
+  next(operation: AnyOperation, args: unknown, request: PageRequest, identity: { apiKey: string | undefined; actAs?: string }): Promise<PagedOutcome>;
+}
+
+export function createPager(app: App): Pager {
+  const shapes = new Map<AnyOperation, Shape | undefined>();
+  const shape = (operation: AnyOperation) => {
+    if (!shapes.has(operation)) shapes.set(operation, shapeOf(operation, (name) => app.gate.operation(name)));
+    return shapes.get(operation);
+  };
+  const defaultChars = app.config.GLEANER_MCP_PAGE_CHARS;
+  const store = app.services.store;
+  const keyOf = (accountId: string, entry: string) => `mcp:pages:${accountId}:${entry}`;
+
+  const entryOf = (operation: AnyOperation, args: unknown): string => {
+    const parsed = operation.input.safeParse(args ?? {});
+    return createHash('sha256')
+      .update(`${operation.name}\0${canonical(parsed.success ? parsed.data : args)}`)
+      .digest('hex')
+      .slice(0, 32);
+  };
+
+  function render(operation: AnyOperation, body: Record<string, unknown>, layout: Layout | undefined, span: PageSpan | undefined, request: PageRequest, cursor?: string): PagedOutcome {
+    if (!layout || !span) {
+      const json = JSON.stringify(body);
+      return { body, text: json.length <= request.maxChars ? json : trimmedJson(body, request.maxChars) };
+    }
+    const whole = span.start === 0 && span.next === undefined && request.range.from === undefined && request.range.to === undefined;
+    const page = whole ? body : pageBody(body, layout, span);
+    const { from, to } = request.range;
+    const text =
+      span.start < span.end
+        ? layout.atoms
+            .slice(span.start, span.end)
+            .map((atom) => atom.text)
+            .join('')
+        : from !== undefined || to !== undefined
+          ? '(nothing in this part)'
+          : '';
+    const part = from !== undefined || to !== undefined ? ` of the part from ${clock((from ?? 0) * 1000)}${to === undefined ? '' : ` to ${clock(to * 1000)}`}` : '';
+    const footer = cursor
+      ? `\n\n[Page ${span.number} of ${span.of}${part}. For the next page call ${operation.name} with cursor="${cursor}".]`
+      : whole
+        ? ''
+        : `\n\n[Page ${span.number} of ${span.of}${part}: the last.]`;
+    return { body: cursor ? { ...page, nextCursor: cursor } : page, text: `${layout.header}${text}${footer}` };
+  }
+
+  function layoutOf(operation: AnyOperation, body: unknown): Layout | undefined {
+    if (!body || typeof body !== 'object') return undefined;
+    try {
+      return shape(operation)?.(body as Record<string, unknown>);
+    } catch (error) {
+      // A reply the shape did not expect is shown whole rather than failing a call already charged.
+      app.log.error({ err: error, tool: operation.name }, 'could not lay out a reply in pages');
+      return undefined;
+    }
+  }
+
+  function pageOf(operation: AnyOperation, body: unknown, request: PageRequest, at: number) {
+    const layout = layoutOf(operation, body);
+    if (layout && at > layout.atoms.length) throw badCursor('it points past the end of the reply');
+    return { layout, span: layout ? pageAt(layout.atoms, at, request.maxChars, request.range) : undefined };
+  }
+
+  return {
+    inputSchema(operation, schema) {
+      if (!shape(operation)) return schema;
+      const properties: Record<string, unknown> = {
+        ...(schema.properties as Record<string, unknown>),
+        // Kept small: every listed tool costs context. The reply's footer says how to use the cursor.
+        cursor: { type: 'string' },
+        maxChars: { type: 'integer', minimum: MIN_PAGE_CHARS },
+      };
+      if (isTimed(operation)) {
+        properties.from = { type: 'number', description: 'Seconds' };
+        properties.to = { type: 'number', description: 'Seconds' };
+      }
+      return { ...schema, properties };
+    },
+
+    outputSchema(operation, schema) {
+      if (!shape(operation)) return schema;
+      const withCursor = (branch: Record<string, unknown>): Record<string, unknown> =>
+        branch.type === 'object' && branch.properties ? { ...branch, properties: { ...(branch.properties as object), nextCursor: { type: 'string' } } } : branch;
+      return Array.isArray(schema.anyOf) ? { ...schema, anyOf: (schema.anyOf as Record<string, unknown>[]).map(withCursor) } : withCursor(schema);
+    },
+
+    split(operation, args) {
+      if (!shape(operation) || !args || typeof args !== 'object' || Array.isArray(args)) return { args };
+      const rest: Record<string, unknown> = { ...(args as Record<string, unknown>) };
+      const given: Record<string, unknown> = {};
+      for (const key of PAGING_KEYS) {
+        if (key in rest) given[key] = rest[key];
+        delete rest[key];
+      }
+      const parsed = pagingArgs.safeParse(given);
+      if (!parsed.success) throw new GleanerError('INVALID_REQUEST', describeIssues(parsed.error.issues));
+      const { cursor, maxChars, from, to } = parsed.data;
+      if (from !== undefined || to !== undefined) {
+        if (!isTimed(operation)) throw new GleanerError('INVALID_REQUEST', `from and to page transcripts by time; ${operation.name} takes cursor and maxChars.`);
+        if (rest.text === true || rest.timestamps === false) throw new GleanerError('INVALID_REQUEST', 'from and to need timed segments: leave out text=true and timestamps=false, or page with cursor.');
+      }
+      return { args: rest, request: { cursor, maxChars: maxChars ?? defaultChars, range: { from, to } } };
+    },
+
+    async first(operation, args, body, request, accountId) {
+      request ??= { maxChars: defaultChars, range: {} };
+      const { layout, span } = pageOf(operation, body, request, 0);
+      if (!layout || !span || span.next === undefined) return render(operation, body as Record<string, unknown>, layout, span, request);
+      const entry = entryOf(operation, args);
+      const jobId = (body as { jobId?: unknown }).jobId;
+      const cursor: Cursor = { v: 1, t: operation.name, e: entry, p: span.next, f: request.range.from, u: request.range.to, j: typeof jobId === 'string' ? jobId : undefined };
+      const json = JSON.stringify(body);
+      // Kept for its next pages (a job's can also be read back from its record, see next).
+      if (json.length <= MAX_KEPT_CHARS) {
+        await store.set(keyOf(accountId, entry), body, PAGES_KEPT_MS).catch((error) => app.log.warn({ err: error, tool: operation.name }, 'could not keep the pages of a reply'));
+      }
+      return render(operation, body as Record<string, unknown>, layout, span, request, encodeCursor(cursor));
+    },
+
+    async next(operation, args, request, identity) {
+      const cursor = decodeCursor(request.cursor!, operation.name);
+      const given = args && typeof args === 'object' && Object.keys(args).length > 0;
+      if (given && entryOf(operation, args) !== cursor.e) throw badCursor('it belongs to a call with other arguments (pass it alone, or with the arguments of the call that gave it)');
+      const account = await app.gate.identify(identity);
+      await app.gate.admit(account);
+      let body = await store.get<unknown>(keyOf(account.id, cursor.e));
+      if (body === undefined && cursor.j) {
+        const job = await app.services.jobs.get(cursor.j, account.id).catch(() => undefined);
+        if (job?.result) body = publicJob(job);
+      }
+      if (body === undefined) {
+        throw new GleanerError(
+          'INVALID_REQUEST',
+          `The pages of this reply are no longer kept (they are kept ${PAGES_KEPT_MS / 60_000} minutes). Call ${operation.name} again without cursor to start over; that call is charged as a new one.`,
+        );
+      }
+      const range = request.range.from !== undefined || request.range.to !== undefined ? request.range : { from: cursor.f, to: cursor.u };
+      const paging = { ...request, range };
+      const { layout, span } = pageOf(operation, body, paging, cursor.p);
+      if (!layout || !span) throw badCursor('the reply it points into has no pages');
+      const next = span.next === undefined ? undefined : encodeCursor({ ...cursor, p: span.next, f: range.from, u: range.to });
+      return render(operation, body as Record<string, unknown>, layout, span, paging, next);
+    },
+  };
+}
