@@ -49,7 +49,7 @@ export async function startHttpServer(app: App, options: { host: string; port: n
     maxSessionsPerOwner: app.config.GLEANER_MCP_MAX_SESSIONS,
     idleMs: app.config.GLEANER_MCP_SESSION_IDLE_SECONDS * 1000,
     onEvicted: ({ owner, idleMs }) =>
-      app.log.info({ accountId: owner, idleSeconds: Math.round(idleMs / 1000) }, 'MCP session cap reached: the least recently used idle session was closed to admit a new one'),
+      app.log.info({ accountId: owner, idleSeconds: Math.round(idleMs / 1000) }, 'MCP session cap reached: the least recently used session without a request in progress was closed to admit a new one'),
   });
   const allowedHosts = new Set(['localhost', '127.0.0.1', '[::1]', ...app.config.GLEANER_ALLOWED_HOSTS]);
 
