@@ -2,6 +2,9 @@
  * `npm run bundle`: a Claude Desktop bundle (.mcpb) holding only what runs: dist/ (without source
  * maps), manifest.json, package.json and the production dependencies, installed from the lockfile
  * into a staging directory (.bundle/gleaner). Prints the bundle's size and any native module in it.
+ *
+ * The JavaScript is compiled into .bundle/build, never into the project's dist/: a Claude Desktop
+ * entry may be running `node dist/cli/main.js` from this very checkout while a bundle is made.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,17 +15,18 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const stage = path.join(root, '.bundle', 'gleaner');
 const { version } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string };
 const output = path.join(root, '.bundle', `gleaner-${version}.mcpb`);
+const build = path.join(root, '.bundle', 'build');
 
 const sh = (command: string, args: string[], cwd = root) => execFileSync(command, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 
-fs.rmSync(path.join(root, 'dist'), { recursive: true, force: true });
-sh(npm, ['run', 'build']);
+fs.rmSync(build, { recursive: true, force: true });
+sh(npx, ['tsc', '-p', 'tsconfig.build.json', '--outDir', build]);
 
 fs.rmSync(stage, { recursive: true, force: true });
 fs.mkdirSync(stage, { recursive: true });
-fs.cpSync(path.join(root, 'dist'), path.join(stage, 'dist'), { recursive: true, filter: (file) => !file.endsWith('.map') });
+fs.cpSync(build, path.join(stage, 'dist'), { recursive: true, filter: (file) => !file.endsWith('.map') });
 for (const file of ['manifest.json', 'package.json', 'package-lock.json', 'README.md', 'LICENSE', 'icon.png', '.mcpbignore']) {
   if (fs.existsSync(path.join(root, file))) fs.copyFileSync(path.join(root, file), path.join(stage, file));
 }

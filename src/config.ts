@@ -90,8 +90,17 @@ const schema = z.object({
   GLEANER_MCP_KEYLESS: booleanFlag.default(false),
   /** Open MCP sessions one key may hold at once on /mcp. */
   GLEANER_MCP_MAX_SESSIONS: z.coerce.number().int().min(1).max(1000).default(10),
-  /** An MCP session unused this long is closed. */
-  GLEANER_MCP_SESSION_IDLE_SECONDS: z.coerce.number().int().min(10).max(86_400).default(600),
+  /** An MCP session unused this long is closed (a key at its cap also closes its least recently used idle one). */
+  GLEANER_MCP_SESSION_IDLE_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
+  /**
+   * Which MCP tools are listed: a comma list of groups (video, youtube, web, analysis, account) and
+   * tool names; unset or `all` lists every tool. Names are checked against the tools at start-up.
+   */
+  GLEANER_MCP_TOOLS: z
+    .string()
+    .transform((text) => text.split(',').map((entry) => entry.trim().toLowerCase()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^[a-z0-9_]+$/, 'must be a comma-separated list of tool groups or tool names')))
+    .optional(),
   /** json (one JSON object a line, for machines) or pretty (coloured lines, for people). Always on stderr. */
   GLEANER_LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   /** Extra Host header values accepted besides the bound address and localhost (for reverse proxies). */

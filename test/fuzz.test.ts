@@ -318,3 +318,72 @@ describe('fuzz from the OpenAPI document', () => {
     expect(problems).toEqual([]);
   }, 240_000);
 });
+
+describe('hostile MCP tool calls (issue 20.2)', () => {
+  /** The series of Gleaner's own metrics (process and runtime metrics aside), one line each. */
+  async function series(baseUrl: string): Promise<Set<string>> {
+    const text = await (await fetch(`${baseUrl}/metrics`)).text();
+    return new Set(
+      text
+        .split('\n')
+        .filter((line) => /^gleaner_(requests|upstream|jobs?|credits)_/.test(line))
+        .map((line) => line.replace(/ [^ ]+$/, '')),
+    );
+  }
+
+  it('10,000 calls with made-up, huge and missing tool names and every shape of arguments add no metric series', async () => {
+    const hostile = await startTestServer();
+    try {
+      const key = await hostile.createKey('Free');
+      const client = await connectMcp(hostile.baseUrl, key);
+      const sessionId = (client as unknown as { transport: { sessionId: string } }).transport.sessionId;
+      const rnd = prng(SEED ^ 0x20_02);
+      const shapes: unknown[] = ['a string', [1, 2], 42, null, true, { nested: { deep: [null] } }, undefined];
+      const name = (i: number): unknown => {
+        if (i % 1000 === 0) return 'n'.repeat(256 * 1024);
+        if (i % 97 === 0) return 42;
+        if (i % 89 === 0) return undefined;
+        if (i % 5 === 0) return 'account'; // a real tool, with arguments of the wrong shape
+        return `tool_${Math.floor(rnd() * 1e9).toString(36)}`;
+      };
+      const call = async (i: number) => {
+        const toolName = name(i);
+        // A real tool gets arguments of a wrong shape only: with good ones it would be a real call.
+        const shape = shapes[i % shapes.length];
+        const callable = shape === undefined || (shape !== null && typeof shape === 'object' && !Array.isArray(shape));
+        const args = toolName === 'account' && callable ? 'a string' : shape;
+        const params = { ...(toolName === undefined ? {} : { name: toolName }), ...(args === undefined ? {} : { arguments: args }) };
+        const response = await fetch(`${hostile.baseUrl}/mcp`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params }),
+        });
+        await response.text();
+        return response.status;
+      };
+      // One of each kind first: the series they may add (the /mcp request count, the refusals of
+      // `account`) exist from then on; the 10,000 after them must add none.
+      for (let i = 0; i < 1000; i += 1) if (i < shapes.length * 5 || i % 97 === 0 || i % 89 === 0) await call(i);
+      await call(0);
+      await series(hostile.baseUrl); // the scrape counts itself from the second one on
+      const before = await series(hostile.baseUrl);
+      const statuses = new Set<number>();
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          while (next < 10_000) statuses.add(await call(next++));
+        }),
+      );
+      const after = await series(hostile.baseUrl);
+      expect([...after].filter((s) => !before.has(s))).toEqual([]);
+      expect([...statuses]).toEqual([200]);
+      // Every operation label is a tool of the table or a fixed word of the server.
+      const known = new Set([...hostile.app.operations.map((o) => o.name), 'none', 'mcp', 'healthz', 'metrics', 'openapi', 'oauth']);
+      const labels = [...after].map((s) => /operation="([^"]*)"/.exec(s)?.[1]).filter((v): v is string => v !== undefined);
+      expect(labels.filter((label) => !known.has(label))).toEqual([]);
+      await client.close();
+    } finally {
+      await hostile.close();
+    }
+  }, 300_000);
+});

@@ -20,11 +20,14 @@ function structured(result: unknown): any {
 
 const envelope = errorEnvelope;
 
+/** The tools listed by default: REST-only views and the per-platform transcripts (on request) are not. */
+const DEFAULT_TOOLS = OPERATIONS.filter((o) => !o.restOnly && !o.mcpOnRequest);
+
 describe('MCP over streamable HTTP', () => {
   it('lists one tool per operation, with the bounds of its input', async () => {
     const client = await connectMcp(server.baseUrl, key);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(TEST_OPERATIONS.map((o) => o.name).sort());
+    expect(tools.map((t) => t.name).sort()).toEqual(TEST_OPERATIONS.filter((o) => !o.restOnly && !o.mcpOnRequest).map((o) => o.name).sort());
     const echo = tools.find((t) => t.name === 'test_post_echo')!;
     expect((echo.inputSchema.properties as any).items.maxItems).toBe(3);
     await client.close();
@@ -35,11 +38,12 @@ describe('MCP over streamable HTTP', () => {
     const { tools } = await client.listTools();
     for (const tool of tools) expect(tool.outputSchema?.type, tool.name).toBe('object');
     const annotations = (name: string) => tools.find((t) => t.name === name)!.annotations!;
-    expect(annotations('web_crawl').readOnlyHint).toBe(false);
-    expect(annotations('video_analysis').readOnlyHint).toBe(false);
+    // Hints equal to the MCP defaults (readOnly false, destructive true, idempotent false, open world true) are left out.
+    expect(annotations('web_crawl')).toEqual({ destructiveHint: false });
+    expect(annotations('video_analysis')).toEqual({ destructiveHint: false });
     // Charged calls are charged again when repeated; free lookups are idempotent.
-    expect(annotations('web_scrape')).toMatchObject({ readOnlyHint: true, idempotentHint: false });
-    expect(annotations('account')).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+    expect(annotations('web_scrape')).toEqual({ readOnlyHint: true });
+    expect(annotations('account')).toEqual({ readOnlyHint: true, idempotentHint: true, openWorldHint: false });
     await client.close();
   });
 
@@ -116,7 +120,7 @@ describe('MCP keyless mode', () => {
       const client = new Client({ name: 't', version: '1' });
       const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
       await client.connect(new StreamableHTTPClientTransport(new URL(`${keyless.baseUrl}/mcp`)));
-      expect((await client.listTools()).tools.length).toBe(OPERATIONS.length);
+      expect((await client.listTools()).tools.length).toBe(DEFAULT_TOOLS.length);
       const result = await client.callTool({ name: 'account', arguments: {} });
       expect(result.isError).toBe(true);
       expect(envelope(result).error.code).toBe('UNAUTHORIZED');
@@ -128,7 +132,7 @@ describe('MCP keyless mode', () => {
 });
 
 describe('MCP over stdio', () => {
-  it('lists every operation and calls account with GLEANER_API_KEY; stdout carries only the protocol', async () => {
+  it('lists the default tools and calls account with GLEANER_API_KEY; stdout carries only the protocol', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp'],
@@ -138,7 +142,7 @@ describe('MCP over stdio', () => {
     const client = new Client({ name: 'stdio-test', version: '1' });
     await client.connect(transport);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(OPERATIONS.map((o) => o.name).sort());
+    expect(tools.map((t) => t.name).sort()).toEqual(DEFAULT_TOOLS.map((o) => o.name).sort());
     // The spec's bounds travel in the input schemas.
     const property = (tool: string, name: string) => (tools.find((t) => t.name === tool)!.inputSchema.properties as Record<string, any>)[name];
     expect(property('youtube_search', 'limit')).toMatchObject({ minimum: 1, maximum: 5000, default: 20 });

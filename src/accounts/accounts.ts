@@ -146,7 +146,7 @@ export class Accounts {
 
   /** The account of a presented key, or UNAUTHORIZED. */
   async authenticate(apiKey: string | undefined): Promise<AccountRecord> {
-    if (!apiKey) throw new GleanerError('UNAUTHORIZED', 'Missing API key: send it in the x-api-key header.');
+    if (!apiKey) throw new GleanerError('UNAUTHORIZED', 'Missing API key: send it in the x-api-key header or as Authorization: Bearer <key>.');
     const account = await this.store.getThrough<AccountRecord>(hashKey(hashApiKey(apiKey)), accountKey);
     if (!account || account.revokedAt) throw new GleanerError('UNAUTHORIZED', 'Invalid API key: it is unknown or has been revoked.');
     return account;

@@ -28,7 +28,7 @@ import { BlockedAddressError, createAgent, resolveAllowed, systemResolver, type 
 import { decodeBody } from './charset.js';
 import { Egress, platformOfHost, type Platform } from './egress.js';
 import type { CookieJar } from './cookies.js';
-import { upstreamRequestsTotal } from '../observability/metrics.js';
+import { upstreamRequestsTotal, upstreamStatusLabel } from '../observability/metrics.js';
 
 export type { Resolver } from './guard-agent.js';
 
@@ -362,7 +362,7 @@ export class HttpClient {
       },
     });
     const headers = flattenHeaders(response.headers);
-    upstreamRequestsTotal.inc({ platform: platformOfHost(current.hostname) ?? 'web', status: String(response.statusCode) });
+    upstreamRequestsTotal.inc({ platform: platformOfHost(current.hostname) ?? 'web', status: upstreamStatusLabel(response.statusCode) });
     const hop: Hop = { status: response.statusCode, headers, body: response.body };
     if (response.statusCode >= 300 && response.statusCode < 400 && headers.location && !request_.manual) {
       await response.body.dump();

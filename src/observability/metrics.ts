@@ -52,6 +52,17 @@ export const creditsChargedTotal = new Counter({
   registers: [registry],
 });
 
+/**
+ * An upstream's HTTP status as a label. A caller chooses the server a scrape talks to, and so its
+ * status codes: the usual ones are kept, any other is its class (`2xx` ... `5xx`, `other`), so the
+ * label values stay a closed set whatever a server answers.
+ */
+const KNOWN_STATUSES = new Set([200, 201, 202, 204, 206, 301, 302, 303, 304, 307, 308, 400, 401, 403, 404, 405, 406, 408, 409, 410, 412, 413, 415, 416, 429, 451, 500, 501, 502, 503, 504]);
+export function upstreamStatusLabel(status: number): string {
+  if (KNOWN_STATUSES.has(status)) return String(status);
+  return status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : 'other';
+}
+
 /** The platform an operation worked on: from the URL it was given, else from its name. */
 export function platformOf(operation: string, input: unknown): string {
   const url = input && typeof input === 'object' ? (input as Record<string, unknown>).url : undefined;

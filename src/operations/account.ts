@@ -10,10 +10,11 @@ export const UNLIMITED_CREDITS = 2 ** 31 - 1;
 export const account = defineOperation({
   name: 'account',
   title: 'Account',
-  description: 'Shows the account of the API key in use: its id, plan and remaining credits this month. Free to call.',
+  description: 'The plan and credits left of the API key in use. Free.',
   http: { method: 'GET', path: '/v1/me' },
   input: z.object({}),
   output: accountReply,
+  groups: ['account'],
   ...FREE_LOOKUP,
   async run(_input, ctx) {
     const balance = await ctx.services.accounts.balance(ctx.account);
@@ -34,10 +35,11 @@ export const jobStatus = defineOperation({
   name: 'job_status',
   title: 'Job status',
   description:
-    'Shows a job started by web_crawl or video_analysis: its status (queued, processing, completed, failed), progress and, once completed, its result. Poll every 2 to 5 seconds. Free to call.',
+    'Status, progress and result of a job (web_crawl, video_analysis, batches). Poll every few seconds. Free.',
   http: { method: 'GET', path: '/v1/jobs/{jobId}' },
   output: jobReply(z.unknown()),
   input: z.object({ jobId: jobIdInput }),
+  groups: ['account'],
   ...FREE_LOOKUP,
   async run(input, ctx) {
     return publicJob(await ctx.services.jobs.get(input.jobId, ctx.account.id));

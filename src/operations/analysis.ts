@@ -12,12 +12,12 @@ import { analysisResult } from './outputs.js';
 
 const input = z
   .object({
-    url: httpUrl.describe('The video: a URL of any supported platform, or a direct video file'),
-    prompt: z.string().min(1).max(1000).optional().describe('What to find out about the video (up to 1,000 characters)'),
+    url: httpUrl,
+    prompt: z.string().min(1).max(1000).optional().describe('What to find out'),
     schema: z
       .record(z.string(), z.unknown())
       .optional()
-      .describe('A JSON Schema object the result must follow')
+      .describe('JSON Schema the answer follows')
       .superRefine((schema, ctx) => {
         const problem = schema === undefined ? undefined : schemaProblem(schema);
         if (problem) ctx.addIssue({ code: 'custom', message: `is not a valid JSON Schema: ${problem}` });
@@ -30,13 +30,14 @@ const input = z
 
 export const videoAnalysis = defineOperation({
   name: 'video_analysis',
-  title: 'Analyse a video with AI',
+  title: 'Video analysis',
   description:
-    'Applies a prompt and/or a JSON Schema to a video (any supported platform or a direct file): samples its frames (scene changes and a steady interval) and gathers its timestamped transcript and metadata, and asks a vision-capable language model, returning data that follows the schema. Runs as a job. Pro plan and above; 5 credits (plus the AI transcript minutes when the video has no captions).',
+    'Answers a prompt about a video (or fills a JSON Schema) from its frames, timestamped transcript and metadata, with a vision-capable model. A job. Pro plan; 5 credits.',
   // /v1/extract is the Supadata SDK's name for it (its results: GET /v1/extract/{jobId}).
   http: { method: 'POST', path: '/v1/video/analysis', aliases: ['/v1/extract'] },
   input,
   output: analysisResult,
+  groups: ['analysis'],
   plan: 'Pro',
   cost: { reserve: () => 5, settle: (_input, result: { creditsUsed: number }) => result.creditsUsed },
   kind: 'job',

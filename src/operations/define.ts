@@ -88,6 +88,10 @@ export interface HttpBinding {
   inlineAliases?: string[];
 }
 
+/** Groups of MCP tools an operator can list by name (see GLEANER_MCP_TOOLS). */
+export const TOOL_GROUPS = ['video', 'youtube', 'web', 'analysis', 'account'] as const;
+export type ToolGroup = (typeof TOOL_GROUPS)[number];
+
 export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
   /** The MCP tool name, e.g. `youtube_transcript`. */
   name: string;
@@ -112,6 +116,24 @@ export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
   jobWhen?: (input: z.output<S>) => boolean;
   /** Its run may answer with a job when the caller prefers one (see JobHandoff); REST then also declares 202. */
   handsOffToJobs?: boolean;
+  /**
+   * Input fields that only repeat another field under a second name (a spelling the Supadata SDK
+   * or the spec's GET form sends): REST accepts them, MCP tools do not list them.
+   */
+  restAliases?: string[];
+  /**
+   * Served on REST only, not as an MCP tool: a view that only reshapes what another tool already
+   * answers, for a REST client that expects that shape (the Supadata SDK's job views).
+   */
+  restOnly?: boolean;
+  /**
+   * Listed as an MCP tool only when GLEANER_MCP_TOOLS names it (or says `all`): a tool another one
+   * already covers (the per-platform transcripts, which `transcript` routes to), kept out of the
+   * default list because every listed tool costs context in every conversation.
+   */
+  mcpOnRequest?: boolean;
+  /** The MCP tool groups it belongs to (GLEANER_MCP_TOOLS picks groups or names). */
+  groups?: ToolGroup[];
   /** MCP tool annotations. */
   readOnly?: boolean;
   openWorld?: boolean;

@@ -14,10 +14,11 @@ export const jobCancel = defineOperation({
   name: 'job_cancel',
   title: 'Cancel a job',
   description:
-    'Cancels a job started by web_crawl or video_analysis. A queued job ends at once and its credits are returned; a running one stops at its next page or chunk: it ends with status cancelled, the part done is charged (a cancelled crawl returns and charges the pages it scraped) and the rest is refunded. A finished job is returned unchanged. Free to call.',
+    'Cancels a job; the part done is charged, the rest refunded. Free.',
   http: { method: 'DELETE', path: '/v1/jobs/{jobId}' },
   input: z.object({ jobId: jobIdInput }),
   output: jobReply(z.unknown()),
+  groups: ['account'],
   ...FREE_LOOKUP,
   readOnly: false,
   async run(input, ctx) {
@@ -29,12 +30,13 @@ export const jobList = defineOperation({
   name: 'job_list',
   title: 'List jobs',
   description:
-    "Lists this key's recent jobs, newest first: id, operation, status, progress and error, without results (get a job's result with job_status). Paged: pass the nextCursor of one page as cursor to get the next. Free to call.",
+    "This key's recent jobs, newest first, without results; pass nextCursor as cursor for more. Free.",
   http: { method: 'GET', path: '/v1/jobs' },
   input: z.object({
-    limit: z.number().int().min(1).max(100).default(20).describe('Jobs per page (1 to 100)'),
-    cursor: z.string().regex(/^\d{1,6}$/, 'is not a cursor from a previous page').optional().describe('The nextCursor of the previous page'),
+    limit: z.number().int().min(1).max(100).default(20).describe('Jobs per page'),
+    cursor: z.string().regex(/^\d{1,6}$/, 'is not a cursor from a previous page').optional().describe('nextCursor of the previous page'),
   }),
+  groups: ['account'],
   output: z.object({ jobs: z.array(jobSummary), nextCursor: z.string().nullable().describe('Pass as cursor for the next page; null on the last') }),
   ...FREE_LOOKUP,
   async run(input, ctx) {

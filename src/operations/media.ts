@@ -13,11 +13,9 @@ import type { TranscriptResponse } from '../platforms/types.js';
 import { transcriptReply } from './outputs.js';
 
 const transcriptInput = z.object({
-  url: httpUrl.describe('The post, video or media file URL'),
-  lang: languageCode
-    .optional()
-    .describe('Preferred language code (e.g. en): picks the caption track, and tells speech recognition which language to expect'),
-  timestamps: z.boolean().default(true).describe('Include each segment\'s offset and duration in milliseconds'),
+  url: httpUrl,
+  lang: languageCode.optional().describe('Expected language code'),
+  timestamps: z.boolean().default(true).describe('Segment times in ms'),
 });
 
 /** 1 credit is held up front; the AI path reserves the rest once the media's duration is known. */
@@ -26,7 +24,7 @@ const transcriptCost = {
   settle: (_input: unknown, result: TranscriptResponse) => transcriptCredits(result),
 };
 
-const COST_NOTE = 'Costs 1 credit with native captions, otherwise 2 credits per started minute of media (AI transcript).';
+const COST_NOTE = '1 credit from captions, else 2 per started minute.';
 
 interface PlatformInfo {
   name: string;
@@ -41,12 +39,12 @@ function platformTranscript(info: PlatformInfo): Operation<typeof transcriptInpu
   return defineOperation({
     name: info.name,
     title: `${info.label} transcript`,
-    description: `Transcript of a ${info.label} video (${info.examples}), as timed segments. ${
-      info.captions ? 'Uses the captions the platform publishes where there are any, else speech to text.' : 'Produced by speech to text from the video\'s audio.'
-    } ${COST_NOTE}`,
+    description: `Transcript of a ${info.label} video, as timed segments${info.captions ? ', from its captions or speech to text' : ', by speech to text'}. ${COST_NOTE}`,
     http: { method: 'GET', path: `/v1/${info.platform}/transcript`, aliases: [`/v1/${info.alias}/transcript`] },
     input: transcriptInput,
     output: transcriptReply,
+    groups: ['video'],
+    mcpOnRequest: true,
     plan: 'Free',
     cost: transcriptCost,
     kind: 'sync',
@@ -103,11 +101,12 @@ export const facebookTranscript = platformTranscript({
 
 export const videoTranscript = defineOperation({
   name: 'video_transcript',
-  title: 'Transcript of a video or audio file',
-  description: `Transcript of a direct media file URL (mp4, webm, mov, m4a, mp3, wav, HLS .m3u8 ...) or of a video on any supported platform, produced by speech to text (or the platform's captions where it has them). The file is checked by its content, not its name. Long media is cut into chunks transcribed in parallel. ${COST_NOTE}`,
+  title: 'Media file transcript',
+  description: `Transcript of a media file URL (mp4, webm, mp3, wav, m3u8 ...) by speech to text. Use it for links to audio or video files. ${COST_NOTE}`,
   http: { method: 'GET', path: '/v1/video/transcript' },
   input: transcriptInput,
   output: transcriptReply,
+  groups: ['video'],
   plan: 'Free',
   cost: transcriptCost,
   kind: 'sync',

@@ -12,12 +12,13 @@ import { metadataReplySchema } from './outputs.js';
 
 export const metadataOperation = defineOperation({
   name: 'metadata',
-  title: 'Metadata of a video, post or web page',
+  title: 'Link metadata',
   description:
-    'Returns the metadata of a URL in one shape for every platform: title, description, author, counts, thumbnails, publication date, tags. Works for supported video and social platforms and for any web page (OpenGraph, Twitter cards, JSON-LD, canonical URL, favicon, language). Costs 1 credit.',
+    'Metadata of a video, post or web page in one shape: title, description, author, counts, thumbnails, date, tags. Use it for facts about a link, not its text. 1 credit.',
   http: { method: 'GET', path: '/v1/metadata' },
   input: z.object({ url: httpUrl.describe('The video, post or page URL') }),
   output: metadataReplySchema,
+  groups: ['video', 'web'],
   plan: 'Free',
   cost: 1,
   kind: 'sync',

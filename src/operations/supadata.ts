@@ -59,6 +59,8 @@ export const youtubeBatchResults = defineOperation({
     error: sdkError,
   }),
   ...FREE_LOOKUP,
+  // On MCP, job_status shows the same job.
+  restOnly: true,
   async run(input, ctx) {
     const job = await jobOf(ctx, input.jobId, ['youtube_transcript_batch', 'youtube_video_batch']);
     const base = { status: statusOf(job), error: errorOf(job), ...(job.finishedAt ? { completedAt: job.finishedAt } : {}) };
@@ -95,6 +97,8 @@ export const webCrawlResults = defineOperation({
     error: sdkError,
   }),
   ...FREE_LOOKUP,
+  // On MCP, job_status shows the same job.
+  restOnly: true,
   async run(input, ctx) {
     const job = await jobOf(ctx, input.jobId, ['web_crawl']);
     const status = job.status === 'queued' || job.status === 'processing' ? 'scraping' : job.status;
@@ -128,6 +132,8 @@ export const extractResults = defineOperation({
     error: sdkError,
   }),
   ...FREE_LOOKUP,
+  // On MCP, job_status shows the same job.
+  restOnly: true,
   async run(input, ctx) {
     const job = await jobOf(ctx, input.jobId, ['video_analysis']);
     const result = job.status === 'completed' && job.result ? (job.result as { data: unknown; schema: Record<string, unknown> }) : undefined;

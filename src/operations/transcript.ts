@@ -22,24 +22,22 @@ export const aiTranslationCredits = (minutes: number) => AI_TRANSLATION_CREDITS_
 
 export const transcriptOperation = defineOperation({
   name: 'transcript',
-  title: 'Transcript of a video on any supported platform',
+  title: 'Video transcript',
   description:
-    'Returns the transcript of a video from its URL, detecting the platform (YouTube and the other supported platforms). Segments with text, offset and duration in ms, or one plain string with text=true; lang picks a language, translate asks for a translation: the platform\'s own where it offers one (free of extra cost), else a language model (the configured endpoint or the MCP client\'s model; 30 more credits per started minute), keeping every segment\'s timing. Costs 1 credit from native captions, 2 credits per started minute when AI transcribes.',
+    'Transcript of a video on YouTube, TikTok, Instagram, X, Facebook or a media file URL: timed segments, or text=true. Use it for any video link. 1 credit from captions, else 2 per started minute; model translation 30 per minute.',
   http: { method: 'GET', path: '/v1/transcript' },
   input: z.object({
-    url: httpUrl.describe('The video URL'),
-    lang: languageCode.optional().describe('Preferred language'),
-    translate: languageCode.optional().describe('Translate the transcript to this language'),
-    timestamps: z.boolean().default(true).describe("Include each segment's offset and duration in milliseconds (default true)"),
-    text: z.boolean().default(false).describe('Return the transcript as one plain string in content'),
+    url: httpUrl,
+    lang: languageCode.optional().describe('Preferred language code'),
+    translate: languageCode.optional().describe('Translate to this language code'),
+    timestamps: z.boolean().default(true).describe('Segment times in ms'),
+    text: z.boolean().default(false).describe('One plain string instead of segments'),
     // The Supadata SDK's two further options.
-    mode: z
-      .enum(['native', 'auto', 'generate'])
-      .default('auto')
-      .describe('native: captions only; auto (default): captions, else speech to text where a provider is set; generate: speech to text even where captions exist'),
-    chunkSize: z.number().int().min(1).max(100_000).optional().describe('Join segments into chunks of up to this many characters (segments only, not with text=true)'),
+    mode: z.enum(['native', 'auto', 'generate']).default('auto').describe('native: captions only; auto: else speech to text; generate: always speech to text'),
+    chunkSize: z.number().int().min(1).max(100_000).optional().describe('Join segments into chunks of this many characters'),
   }),
   output: transcriptReply,
+  groups: ['video', 'youtube'],
   plan: 'Free',
   // AI transcripts reserve their minutes through ctx.reserveCredits once the media's length is known.
   cost: {

@@ -8,20 +8,21 @@ import { crawlSite, type CrawlResult } from '../web/crawl.js';
 import { registerWebhook } from '../jobs/webhook-courier.js';
 import { crawlResult, mapReply, scrapeReply } from './outputs.js';
 
-const format = z.enum(['markdown', 'text', 'html']).default('markdown').describe('Output format of the page content');
+const format = z.enum(['markdown', 'text', 'html']).default('markdown').describe('Content format');
 
 export const webScrape = defineOperation({
   name: 'web_scrape',
   title: 'Scrape a web page',
   description:
-    'Fetches one web page and returns its readable content as markdown (default), plain text or HTML, with its title, description, metadata and the links it contains. By default only the main content (the article) is kept, without navigation, banners or scripts. Costs 1 credit.',
+    'Reads one web page as markdown (or text, HTML): the main content without navigation, plus title, metadata and links. Use it to read an article or any page. 1 credit.',
   http: { method: 'GET', path: '/v1/web/scrape' },
   input: z.object({
-    url: httpUrl.describe('The page to scrape (http or https)'),
+    url: httpUrl.describe('The page URL'),
     format,
-    onlyMainContent: z.boolean().default(true).describe('Keep only the main content (true) or the whole page body (false)'),
+    onlyMainContent: z.boolean().default(true).describe('false: the whole page body'),
   }),
   output: scrapeReply,
+  groups: ['web'],
   plan: 'Free',
   cost: 1,
   kind: 'sync',
@@ -34,13 +35,14 @@ export const webMap = defineOperation({
   name: 'web_map',
   title: 'Map a website',
   description:
-    "Lists the URLs of a website: first from its sitemaps (robots.txt, sitemap.xml, indexes), then by following links between its pages, until the limit. Same site only, normalised and deduplicated. Use it to see what a site contains before scraping or crawling it. Costs 1 credit.",
+    'Lists the URLs of a website from its sitemaps, then its links. Use it to see what a site holds before reading pages. 1 credit.',
   http: { method: 'GET', path: '/v1/web/map' },
   input: z.object({
-    url: httpUrl.describe('Any URL of the site to map'),
-    limit: z.number().int().min(1).max(500).default(200).describe('Most URLs to return (1 to 500)'),
+    url: httpUrl.describe('Any URL of the site'),
+    limit: z.number().int().min(1).max(500).default(200).describe('Most URLs to return'),
   }),
   output: mapReply,
+  groups: ['web'],
   plan: 'Free',
   cost: 1,
   kind: 'sync',
@@ -51,12 +53,12 @@ export const webMap = defineOperation({
 
 const crawlInput = z
   .object({
-    url: httpUrl.describe('Where the crawl starts; only pages of the same site are crawled'),
-    mode: z.enum(['sitemap', 'recursive']).default('sitemap').describe('sitemap: the pages the sitemaps list; recursive: follow links from the start URL'),
-    maxPages: z.number().int().min(1).max(500).optional().describe('Most pages to scrape (1 to 500, default 100); 1 credit per page scraped'),
+    url: httpUrl.describe('Start URL; same site only'),
+    mode: z.enum(['sitemap', 'recursive']).default('sitemap').describe('sitemap pages, or follow links'),
+    maxPages: z.number().int().min(1).max(500).optional().describe('Most pages (default 100)'),
     limit: z.number().int().min(1).max(500).optional().describe('Same as maxPages (the name the Supadata SDK sends)'),
     format,
-    webhook: httpUrl.optional().describe('URL that receives a signed POST with the job when it finishes'),
+    webhook: httpUrl.optional().describe('Gets a signed POST of the finished job'),
   })
   .superRefine((input, ctx) => {
     if (input.maxPages !== undefined && input.limit !== undefined && input.maxPages !== input.limit) {
@@ -71,10 +73,12 @@ export const webCrawl = defineOperation({
   name: 'web_crawl',
   title: 'Crawl a website',
   description:
-    "Scrapes up to maxPages pages of one website, from its sitemaps (mode sitemap, default) or by following links from the start URL (mode recursive), obeying robots.txt. Runs as a job: returns a job id to poll with job_status; the result lists each page's content and the pages that failed. Optionally POSTs the finished job to a webhook. Pro plan or higher; 1 credit per page scraped.",
+    'Reads many pages of one website (its sitemap, or by following links), obeying robots.txt. Use it for a whole site; web_scrape for one page. A job. Pro plan; 1 credit per page.',
   http: { method: 'POST', path: '/v1/web/crawl' },
   input: crawlInput,
   output: crawlResult,
+  restAliases: ['limit'],
+  groups: ['web'],
   plan: 'Pro',
   // A short balance crawls as many pages as it pays for (at least one), and the result says so.
   cost: { reserve: (input) => pagesWanted(input), settle: (_input, result: CrawlResult) => result.pages.length, floor: () => 1 },

@@ -76,27 +76,29 @@ function videoIdOfInput(input: { url?: string; video_id?: string; videoId?: stri
   return parseVideoRef(input.url ?? input.video_id ?? input.videoId ?? '');
 }
 
-const timestamps = z.boolean().default(true).describe('Include each segment\'s offset and duration in milliseconds (default true)');
-const textFlag = z.boolean().default(false).describe('Return the transcript as one plain string in content instead of segments');
+const timestamps = z.boolean().default(true).describe('Segment times in ms');
+const textFlag = z.boolean().default(false).describe('One plain string instead of segments');
 
 export const youtubeTranscriptOp = defineOperation({
   name: 'youtube_transcript',
   title: 'YouTube video transcript',
   description:
-    "Returns the transcript of a YouTube video from its captions: segments with text, start offset and duration (ms), or one plain string with text=true. Give the video as url (watch, youtu.be, shorts, embed, live links) or video_id. lang picks a caption language (else the video's default track; the reply's lang says which was used, availableLangs lists all); translate asks YouTube's own translation of the captions, else a language model where the server has one (the configured endpoint or the MCP client's model; 30 more credits per started minute; translatedBy says which). Manual captions are preferred to automatic ones. Costs 1 credit. A video without captions is transcribed by speech to text when the server has a provider (aiGenerated: true, 2 credits per started minute); without one it is TRANSCRIPT_UNAVAILABLE and costs nothing.",
+    'Transcript of a YouTube video from its captions, else speech to text: timed segments, or text=true. 1 credit, else 2 per started minute; model translation 30 per minute.',
   http: { method: 'GET', path: '/v1/youtube/transcript', aliases: ['/v1/vidsite/transcript'] },
   input: z
     .object({
-      url: z.string().min(1).max(2048).optional().describe('The video URL (watch, youtu.be, shorts, embed, live; m. and music. hosts)'),
-      video_id: z.string().min(1).max(64).optional().describe('The 11-character video id (instead of url)'),
+      url: z.string().min(1).max(2048).optional().describe('The video URL or id'),
+      video_id: z.string().min(1).max(64).optional().describe('The video id (instead of url)'),
       videoId: z.string().min(1).max(64).optional().describe('Same as video_id'),
-      lang: langCode('Preferred caption language; when the video has none in it, its default track is used').optional(),
-      translate: langCode("Translate the captions to this language: YouTube's caption translation, else a language model").optional(),
+      lang: langCode('Preferred caption language code').optional(),
+      translate: langCode('Translate to this language code').optional(),
       timestamps,
       text: textFlag,
     })
     .superRefine(oneVideo),
   output: transcriptReply,
+  restAliases: ['video_id', 'videoId'],
+  groups: ['youtube'],
   plan: 'Free',
   cost: {
     reserve: () => 1,
@@ -142,14 +144,14 @@ interface BatchTranscriptItem {
  * The videos a batch names: exactly one of videoIds, playlistId or channelId (the Supadata SDK's
  * batch source); `limit` caps how many a playlist or channel gives.
  */
-const channelId = z.string().min(1).max(300).describe('Channel id (UC...), @handle, or channel URL (/channel/, /@, /c/, /user/)');
-const playlistId = z.string().min(1).max(2048).describe('Playlist id (PL...) or playlist URL');
+const channelId = z.string().min(1).max(300).describe('Channel id, @handle or URL');
+const playlistId = z.string().min(1).max(2048).describe('Playlist id or URL');
 
 const batchSource = {
-  videoIds: z.array(z.string().min(1).max(2048)).min(1).max(50).optional().describe('Up to 50 video ids or URLs'),
+  videoIds: z.array(z.string().min(1).max(2048)).min(1).max(50).optional().describe('Video ids or URLs'),
   playlistId: playlistId.optional(),
   channelId: channelId.optional(),
-  limit: z.number().int().min(1).max(50).default(10).describe('Most videos read from the playlist or channel (1 to 50)'),
+  limit: z.number().int().min(1).max(50).default(10).describe('Most videos of the playlist or channel'),
 };
 type BatchSource = { videoIds?: string[]; playlistId?: string; channelId?: string; limit: number };
 
@@ -168,19 +170,22 @@ async function batchRefs(input: BatchSource, ctx: OperationContext): Promise<str
 
 export const youtubeTranscriptBatch = defineOperation({
   name: 'youtube_transcript_batch',
-  title: 'YouTube transcripts of many videos',
+  title: 'YouTube transcripts, batch',
   description:
-    'Returns the transcripts of up to 50 YouTube videos, one result per video in order: either the transcript or an errorCode with a message (a bad URL, a video without captions, a private video). Give urls (answered at once) or exactly one of videoIds, playlistId or channelId (the Supadata SDK\'s shape: runs as a job; its result is the same reply, also at GET /v1/youtube/batch/{jobId}). Costs 1 credit per caption transcript returned (2 per started minute where speech to text made it); failed items cost nothing (creditsUsed says the total). Pro plan or higher.',
+    'Transcripts of up to 50 YouTube videos, given as urls or the videos of a playlistId or channelId; one result per video, the transcript or an errorCode. Pro plan; 1 credit per transcript, failures free.',
   http: { method: 'POST', path: '/v1/youtube/transcript/batch', aliases: ['/v1/vidsite/transcript/batch'] },
   input: z
     .object({
-      urls: z.array(z.string().max(2048)).min(1).max(50).optional().describe('1 to 50 video URLs (or ids); the reply comes at once'),
+      urls: z.array(z.string().max(2048)).min(1).max(50).optional().describe('Video URLs or ids'),
       ...batchSource,
-      lang: langCode('Preferred caption language for every video').optional(),
-      text: z.boolean().default(false).describe('Each transcript as one plain string instead of segments'),
+      lang: langCode('Preferred caption language code').optional(),
+      text: textFlag,
     })
     .superRefine(oneSource(['urls', 'videoIds', 'playlistId', 'channelId'])),
   output: transcriptBatchReply,
+  // The SDK's videoIds is a synonym of urls (it runs as a job): one list is enough for a model.
+  restAliases: ['videoIds'],
+  groups: ['youtube'],
   plan: 'Pro',
   cost: {
     reserve: (input) => input.urls?.length ?? input.videoIds?.length ?? input.limit,
@@ -215,14 +220,14 @@ export const youtubeTranscriptTranslate = defineOperation({
   name: 'youtube_transcript_translate',
   title: 'Translated YouTube transcript',
   description:
-    "Returns a YouTube video's transcript translated into targetLang, using YouTube's own caption translation where the video's captions allow it, and otherwise a language model (the configured endpoint, or the MCP client's model), keeping every segment's timing; translatedBy says which. POST { url, targetLang }, or GET with url or videoId and lang. Costs 30 credits per started minute of video. Pro plan or higher.",
+    "A YouTube video's transcript translated into targetLang, by YouTube's caption translation or else a language model, keeping the timing. Pro plan; 30 credits per started minute.",
   http: { method: 'POST', path: '/v1/youtube/transcript/translate', aliases: ['/v1/vidsite/transcript/translate'], alsoGet: true },
   input: z
     .object({
-      url: z.string().min(1).max(2048).optional().describe('The video URL'),
+      url: z.string().min(1).max(2048).optional().describe('The video URL or id'),
       videoId: z.string().min(1).max(64).optional().describe('The video id (instead of url)'),
       video_id: z.string().min(1).max(64).optional().describe('Same as videoId'),
-      targetLang: langCode('The language to translate to').optional(),
+      targetLang: langCode('Language code to translate to').optional(),
       lang: langCode('Same as targetLang (the GET form)').optional(),
       timestamps,
       text: textFlag,
@@ -234,6 +239,8 @@ export const youtubeTranscriptTranslate = defineOperation({
       if (input.targetLang && input.lang && input.targetLang !== input.lang) ctx.addIssue({ code: 'custom', path: ['lang'], message: 'targetLang and lang disagree' });
     }),
   output: transcriptReply,
+  restAliases: ['videoId', 'video_id', 'lang'],
+  groups: ['youtube'],
   plan: 'Pro',
   cost: {
     reserve: () => CREDITS_PER_MINUTE,
@@ -289,31 +296,19 @@ export const youtubeSearchOp = defineOperation({
   name: 'youtube_search',
   title: 'Search YouTube',
   description:
-    'Searches YouTube for videos, channels and playlists. Filters: type, duration (short < 3 min, medium 3-20, long > 20), sortBy, definition, caption, publishedAfter/publishedBefore. Fetches page after page up to limit (default 20, max 5000); pass nextPageToken back as pageToken (with the same query) to continue. Costs 1 credit per 50 results returned (at least 1).',
+    'Searches YouTube for videos, channels and playlists, with filters. Use it to find videos on a topic. To continue, pass the reply\'s nextPageToken as pageToken. 1 credit per 50 results.',
   http: { method: 'GET', path: '/v1/youtube/search', aliases: ['/v1/vidsite/search'] },
   input: z.object({
-    query: z.string().min(1).max(500).describe('What to search for (up to 500 characters)'),
-    type: z.enum(['all', 'video', 'channel', 'playlist', 'movie']).default('all').describe('Kind of results (movie: YouTube films, given as videos)'),
-    duration: z.enum(['short', 'medium', 'long', 'all']).optional().describe('Video length: short (under 3 minutes), medium (3 to 20), long (over 20); all: any'),
-    sortBy: z
-      .enum(['relevance', 'date', 'viewCount', 'rating', 'views'])
-      .default('relevance')
-      .describe('Order of results; YouTube may now honour only relevance and viewCount'),
-    definition: z
-      .enum(['any', 'high', 'standard'])
-      .default('any')
-      .describe('high: HD/4K only (YouTube filter); standard: results showing an HD/4K badge are left out (best effort, applied here)'),
-    caption: z
-      .enum(['any', 'closedCaption', 'none'])
-      .default('any')
-      .describe('closedCaption: videos with captions (YouTube filter); none: results showing a CC badge are left out (best effort, applied here)'),
-    publishedAfter: z.iso
-      .datetime({ offset: true })
-      .optional()
-      .describe('RFC 3339; YouTube narrows by upload-date window, then results are compared by their shown age (approximate); channels and playlists are left out'),
-    publishedBefore: z.iso.datetime({ offset: true }).optional().describe('RFC 3339; compared with each result\'s shown age (approximate)'),
-    limit: z.number().int().min(1).max(5000).default(20).describe('Most results to return (1 to 5000); pages are fetched automatically'),
-    pageToken: z.string().min(1).max(8192).optional().describe('nextPageToken of an earlier reply with the same query, to continue from there'),
+    query: z.string().min(1).max(500).describe('What to search for'),
+    type: z.enum(['all', 'video', 'channel', 'playlist', 'movie']).default('all').describe('movie: films, given as videos'),
+    duration: z.enum(['short', 'medium', 'long', 'all']).optional().describe('short < 3 min, medium 3-20, long > 20'),
+    sortBy: z.enum(['relevance', 'date', 'viewCount', 'rating', 'views']).default('relevance'),
+    definition: z.enum(['any', 'high', 'standard']).default('any').describe('high: HD only'),
+    caption: z.enum(['any', 'closedCaption', 'none']).default('any').describe('closedCaption: with captions'),
+    publishedAfter: z.iso.datetime({ offset: true }).optional(),
+    publishedBefore: z.iso.datetime({ offset: true }).optional(),
+    limit: z.number().int().min(1).max(5000).default(20).describe('Most results'),
+    pageToken: z.string().min(1).max(8192).optional().describe('nextPageToken of the previous reply, same query'),
     // The Supadata SDK's names for some of the filters above.
     nextPageToken: z.string().min(1).max(8192).optional().describe('Same as pageToken'),
     uploadDate: z.enum(['all', 'hour', 'today', 'week', 'month', 'year']).optional().describe('Uploaded within the last hour, day, week, month or year (sets publishedAfter)'),
@@ -324,6 +319,8 @@ export const youtubeSearchOp = defineOperation({
       .describe('YouTube feature filters, all must hold: hd (as definition=high), subtitles (as caption=closedCaption), creative-commons, 3d, live, 4k, 360, location, hdr, vr180'),
   }),
   output: searchReply,
+  restAliases: ['nextPageToken', 'uploadDate', 'features'],
+  groups: ['youtube'],
   plan: 'Free',
   cost: {
     reserve: (input) => Math.ceil(input.limit / SEARCH_PAGE),
@@ -347,10 +344,11 @@ export const youtubeSearchOp = defineOperation({
 export const youtubeChannelOp = defineOperation({
   name: 'youtube_channel',
   title: 'YouTube channel',
-  description: 'Returns a YouTube channel: id, name, handle, description, subscriber and video counts, avatar and banner. Accepts a channel id, @handle or channel URL. Costs 1 credit.',
+  description: 'A YouTube channel: name, handle, description, subscriber and video counts. 1 credit.',
   http: { method: 'GET', path: '/v1/youtube/channel', aliases: ['/v1/vidsite/channel'] },
   input: z.object({ id: channelId }),
   output: channelReply,
+  groups: ['youtube'],
   plan: 'Free',
   cost: 1,
   kind: 'sync',
@@ -361,16 +359,17 @@ export const youtubeChannelOp = defineOperation({
 
 export const youtubeChannelVideosOp = defineOperation({
   name: 'youtube_channel_videos',
-  title: 'Videos of a YouTube channel',
+  title: 'YouTube channel videos',
   description:
-    "Lists the video ids of a YouTube channel, newest first: videoIds (regular uploads), shortIds (Shorts) and liveIds (live streams), up to limit each (default 30, max 5000), following YouTube's pages. complete is false when YouTube stopped answering before the end. Costs 1 credit.",
+    'Video ids of a YouTube channel, newest first: uploads, Shorts and live streams. 1 credit.',
   http: { method: 'GET', path: '/v1/youtube/channel/videos', aliases: ['/v1/vidsite/channel/videos'] },
   input: z.object({
     id: channelId,
-    limit: z.number().int().min(1).max(5000).default(30).describe('Most ids per list (1 to 5000)'),
-    type: z.enum(['all', 'video', 'short', 'live']).default('all').describe('Which lists to fill: all, or only video, short or live'),
+    limit: z.number().int().min(1).max(5000).default(30).describe('Most ids per list'),
+    type: z.enum(['all', 'video', 'short', 'live']).default('all'),
   }),
   output: channelVideosReply,
+  groups: ['youtube'],
   plan: 'Free',
   cost: 1,
   kind: 'sync',
@@ -382,10 +381,11 @@ export const youtubeChannelVideosOp = defineOperation({
 export const youtubePlaylistOp = defineOperation({
   name: 'youtube_playlist',
   title: 'YouTube playlist',
-  description: 'Returns a YouTube playlist: id, title, description, video count, view count, last update, thumbnail and owner channel. Costs 1 credit.',
+  description: 'A YouTube playlist: title, description, video and view counts, channel. 1 credit.',
   http: { method: 'GET', path: '/v1/youtube/playlist', aliases: ['/v1/vidsite/playlist'] },
   input: z.object({ id: playlistId }),
   output: playlistReply,
+  groups: ['youtube'],
   plan: 'Free',
   cost: 1,
   kind: 'sync',
@@ -396,15 +396,16 @@ export const youtubePlaylistOp = defineOperation({
 
 export const youtubePlaylistVideosOp = defineOperation({
   name: 'youtube_playlist_videos',
-  title: 'Videos of a YouTube playlist',
+  title: 'YouTube playlist videos',
   description:
-    "Lists the video ids of a YouTube playlist in playlist order (videoIds), up to limit (default 100, max 5000), following YouTube's pages. complete is false when YouTube stopped answering before the end. Costs 1 credit.",
+    'Video ids of a YouTube playlist, in order. 1 credit.',
   http: { method: 'GET', path: '/v1/youtube/playlist/videos', aliases: ['/v1/vidsite/playlist/videos'] },
   input: z.object({
     id: playlistId,
-    limit: z.number().int().min(1).max(5000).default(100).describe('Most ids to return (1 to 5000)'),
+    limit: z.number().int().min(1).max(5000).default(100).describe('Most ids'),
   }),
   output: playlistVideosReply,
+  groups: ['youtube'],
   plan: 'Free',
   cost: 1,
   kind: 'sync',
@@ -422,13 +423,14 @@ interface VideoBatchItem {
 
 export const youtubeVideoBatch = defineOperation({
   name: 'youtube_video_batch',
-  title: 'Metadata of many YouTube videos',
+  title: 'YouTube videos, batch',
   description:
-    'Returns the metadata of many YouTube videos (title, description, duration, channel, tags, thumbnail, upload date, views, likes, caption languages): give exactly one of videoIds (up to 50), playlistId or channelId (its latest uploads); limit (1 to 50, default 10) caps how many videos of a playlist or channel are read. Runs as a job (poll GET /v1/jobs/{jobId} or /v1/youtube/batch/{jobId}), except at the specification\'s POST /v1/vidsite/video/batch, which answers with the results: one result per video with the video or an errorCode. Costs 1 credit, nothing when no video could be read. Pro plan or higher.',
+    'Metadata of many YouTube videos: videoIds, or the latest of a playlistId or channelId. A job (the spec\'s /v1/vidsite path answers at once). Pro plan; 1 credit.',
   // The spec's path answers with the results, as the spec gives it; the real-name path starts the SDK's job.
   http: { method: 'POST', path: '/v1/youtube/video/batch', inlineAliases: ['/v1/vidsite/video/batch'] },
   input: z.object(batchSource).superRefine(oneSource(['videoIds', 'playlistId', 'channelId'])),
   output: videoBatchReply,
+  groups: ['youtube'],
   plan: 'Pro',
   // Failed work charges nothing: a batch in which every item failed is free.
   cost: { reserve: () => 1, settle: (_input, result: { stats: { succeeded: number } }) => (result.stats.succeeded > 0 ? 1 : 0) },
@@ -457,12 +459,13 @@ export const youtubeVideoBatch = defineOperation({
 /** One video's metadata in the batch's video shape: the Supadata SDK's `youtube.video({ id })`. */
 export const youtubeVideoOp = defineOperation({
   name: 'youtube_video',
-  title: 'Metadata of a YouTube video',
+  title: 'YouTube video',
   description:
-    'Returns the metadata of one YouTube video (title, description, duration, channel, tags, thumbnail, upload date, views, likes, caption languages) from its id or URL. Costs 1 credit.',
+    'Metadata of a YouTube video: title, description, duration, channel, tags, views, likes, caption languages. 1 credit.',
   http: { method: 'GET', path: '/v1/youtube/video', aliases: ['/v1/vidsite/video'] },
   input: z.object({ id: z.string().min(1).max(2048).describe('The video id or URL') }),
   output: youtubeVideo,
+  groups: ['youtube'],
   plan: 'Free',
   cost: 1,
   kind: 'sync',

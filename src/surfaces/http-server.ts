@@ -18,6 +18,7 @@ import { readJsonBody, type BodyLimits } from './body.js';
 import { sendError } from './reply.js';
 import { logAccess, note } from './access.js';
 import { serveHealth, serveMetrics } from './operate.js';
+import { isOAuthPath, refuseOAuth } from './mcp/no-oauth.js';
 
 export interface RunningServer {
   url: string;
@@ -47,6 +48,8 @@ export async function startHttpServer(app: App, options: { host: string; port: n
   const mcp = createStreamableHttpHandler(SERVER_IDENTITY, createToolSet(app), {
     maxSessionsPerOwner: app.config.GLEANER_MCP_MAX_SESSIONS,
     idleMs: app.config.GLEANER_MCP_SESSION_IDLE_SECONDS * 1000,
+    onEvicted: ({ owner, idleMs }) =>
+      app.log.info({ accountId: owner, idleSeconds: Math.round(idleMs / 1000) }, 'MCP session cap reached: the least recently used session without a request in progress was closed to admit a new one'),
   });
   const allowedHosts = new Set(['localhost', '127.0.0.1', '[::1]', ...app.config.GLEANER_ALLOWED_HOSTS]);
 
@@ -61,6 +64,11 @@ export async function startHttpServer(app: App, options: { host: string; port: n
           throw new GleanerError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${pathname}; use GET.`, { headers: { Allow: 'GET' } });
         }
         await (pathname === '/healthz' ? serveHealth(app, res) : serveMetrics(res));
+        return;
+      }
+      if (isOAuthPath(pathname)) {
+        note(res, { surface: 'mcp_http', route: 'oauth', operation: 'oauth' });
+        refuseOAuth(res);
         return;
       }
       if (pathname === '/mcp') {

@@ -12,8 +12,13 @@ export async function connectMcp(baseUrl: string, apiKey: string): Promise<Clien
   return client;
 }
 
-/** An MCP error result's envelope: the JSON in its second text part (errors carry no structuredContent). */
+/**
+ * An MCP error result's code and message, as the envelope shape `{ error: { code, message } }`:
+ * read from its one text block, `CODE: message` (errors carry no structuredContent). A result with
+ * more than one block, or a block in another form, gives undefined.
+ */
 export function errorEnvelope(result: unknown): any {
   const parts = (result as { content?: Array<{ text?: string }> }).content ?? [];
-  return parts[1]?.text ? JSON.parse(parts[1].text) : undefined;
+  const match = parts.length === 1 && parts[0].text ? /^([A-Z][A-Z_]+): ([\s\S]+)$/.exec(parts[0].text) : null;
+  return match ? { error: { code: match[1], message: match[2] } } : undefined;
 }

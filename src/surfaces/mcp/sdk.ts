@@ -9,7 +9,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, CreateMessageResultSchema, ErrorCode as RpcErrorCode, ListToolsRequestSchema, McpError, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, CreateMessageResultSchema, ErrorCode as RpcErrorCode, ListToolsRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolOutcome, ToolSet } from './toolset.js';
 import { clock, IMAGE_REFUSAL, ImagesRefused, type ChatModel, type ChatRequest } from '../../ai/chat.js';
 import { ERROR_CODES, GleanerError, type ErrorCode } from '../../errors.js';
@@ -17,13 +17,20 @@ import { requestsTotal } from '../../observability/metrics.js';
 import { apiKeyFrom } from '../auth.js';
 
 /**
- * tools/call with `arguments` of any JSON type. The SDK's own schema (and the Server's wrapper
- * around tools/call handlers) reject a non-object with a raw validation dump as -32603/-32602;
- * taking anything here lets the tool answer INVALID_REQUEST like REST does.
+ * tools/call with any params at all. The SDK's own schema (and the Server's wrapper around
+ * tools/call handlers) reject a malformed call with a raw validation dump as -32603; parsed here,
+ * a missing name is a plain -32602 and non-object arguments an INVALID_REQUEST result, as on REST.
  */
-const LooseCallToolRequestSchema = CallToolRequestSchema.extend({
-  params: CallToolRequestSchema.shape.params.extend({ arguments: z.unknown().optional() }),
-});
+const LooseCallToolRequestSchema = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
+const CallParamsSchema = CallToolRequestSchema.shape.params.extend({ arguments: z.unknown().optional() });
+
+/**
+ * A JSON-RPC error whose message the client shows as is. (McpError puts "MCP error <code>: " in its
+ * own message, and the client's McpError adds it again: the reader saw the prefix twice.)
+ */
+function rpcError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -86,8 +93,21 @@ function outcomeStatus(outcome: ToolOutcome): string {
   return code && code in ERROR_CODES ? String(ERROR_CODES[code as ErrorCode].status) : '500';
 }
 
+/** The result of a tool call: a failure is one text block, `CODE: message`, read once by the model. */
+function callResult(outcome: ToolOutcome) {
+  // structuredContent must match the tool's outputSchema, which describes successes (the MCP spec's
+  // error results carry text only): an error has none.
+  if (outcome.isError) return { content: [{ type: 'text' as const, text: outcome.text }], isError: true };
+  return { content: [{ type: 'text' as const, text: outcome.text }], structuredContent: outcome.body as Record<string, unknown> };
+}
+
+export interface SdkServerHooks {
+  /** The client cancelled request `id` (notifications/cancelled): its HTTP reply must end. */
+  onCancelled?: (requestId: string | number) => void;
+}
+
 /** One SDK server over the tool set; `apiKeyOf` says which key a call acts as. */
-function createSdkServer(identity: ServerIdentity, tools: ToolSet, apiKeyOf: (headers: Record<string, unknown> | undefined) => string | undefined): Server {
+function createSdkServer(identity: ServerIdentity, tools: ToolSet, apiKeyOf: (headers: Record<string, unknown> | undefined) => string | undefined, hooks: SdkServerHooks = {}): Server {
   const server = new Server(
     { name: identity.name, version: identity.version },
     { capabilities: { tools: {}, logging: {} }, instructions: identity.instructions },
@@ -95,18 +115,27 @@ function createSdkServer(identity: ServerIdentity, tools: ToolSet, apiKeyOf: (he
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list() }));
   // Registered on Protocol, past the Server's tools/call wrapper: see LooseCallToolRequestSchema.
   Protocol.prototype.setRequestHandler.call(server, LooseCallToolRequestSchema, async (request, extra) => {
+    const parsed = CallParamsSchema.safeParse(request.params);
+    if (!parsed.success) throw rpcError(RpcErrorCode.InvalidParams, 'tools/call needs params: { "name": <a tool from tools/list>, "arguments": { ... } }.');
+    const params = parsed.data;
+    // An unknown tool is a protocol error (JSON-RPC), not a failed call of a tool. Checked first:
+    // nothing below may take the caller's name anywhere (a metric label, a log line) unchecked.
+    if (!tools.has(params.name)) throw rpcError(RpcErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 100)}. tools/list names the tools.`);
     // Absent arguments are no arguments; null, a string, an array or a number are a mistake.
-    const args = request.params.arguments === undefined ? {} : request.params.arguments;
+    const args = params.arguments === undefined ? {} : params.arguments;
     if (!isPlainObject(args)) {
       const outcome = invalidArguments();
-      requestsTotal.inc({ surface: 'mcp', operation: request.params.name, status: outcomeStatus(outcome) });
-      return { content: [{ type: 'text' as const, text: outcome.text }, { type: 'text' as const, text: JSON.stringify(outcome.body) }], isError: true };
+      requestsTotal.inc({ surface: 'mcp', operation: params.name, status: outcomeStatus(outcome) });
+      return callResult(outcome);
     }
-    // An unknown tool is a protocol error (JSON-RPC), not a failed call of a tool.
-    if (!tools.has(request.params.name)) throw new McpError(RpcErrorCode.InvalidParams, `Unknown tool: ${request.params.name}. tools/list names the tools.`);
-    const progressToken = request.params._meta?.progressToken;
+    // The SDK sends no reply to a cancelled request, so the stream that waits for one is closed.
+    if (hooks.onCancelled) {
+      const onCancelled = hooks.onCancelled;
+      extra.signal.addEventListener('abort', () => onCancelled(extra.requestId), { once: true });
+    }
+    const progressToken = params._meta?.progressToken;
     const canSample = Boolean(server.getClientCapabilities()?.sampling);
-    const outcome = await tools.call(request.params.name, args, {
+    const outcome = await tools.call(params.name, args, {
       sampling: canSample ? samplingModel(extra.sendRequest as unknown as SendRequest) : undefined,
       apiKey: apiKeyOf(extra.requestInfo?.headers as Record<string, unknown> | undefined),
       signal: extra.signal,
@@ -121,13 +150,8 @@ function createSdkServer(identity: ServerIdentity, tools: ToolSet, apiKeyOf: (he
                 })
                 .catch(() => undefined),
     });
-    requestsTotal.inc({ surface: 'mcp', operation: request.params.name, status: outcomeStatus(outcome) });
-    // structuredContent must match the tool's outputSchema, which describes successes: an error
-    // carries its envelope as JSON in a second text part instead.
-    if (outcome.isError) {
-      return { content: [{ type: 'text' as const, text: outcome.text }, { type: 'text' as const, text: JSON.stringify(outcome.body) }], isError: true };
-    }
-    return { content: [{ type: 'text' as const, text: outcome.text }], structuredContent: outcome.body as Record<string, unknown> };
+    requestsTotal.inc({ surface: 'mcp', operation: params.name, status: outcomeStatus(outcome) });
+    return callResult(outcome);
   });
   return server;
 }
@@ -168,36 +192,87 @@ export interface StreamableHttpOptions {
   idleMs?: number;
   /** Open sessions one key may hold at once. */
   maxSessionsPerOwner?: number;
+  /** Told when a session is closed to make room for a new one of the same key. */
+  onEvicted?: (event: { owner: string; sessionId: string; idleMs: number }) => void;
+}
+
+/** The defaults of GLEANER_MCP_SESSION_IDLE_SECONDS and GLEANER_MCP_MAX_SESSIONS. */
+export const DEFAULT_SESSION_IDLE_MS = 5 * 60_000;
+export const DEFAULT_MAX_SESSIONS = 10;
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: Server;
+  owner: string;
+  lastSeen: number;
+  /** Requests of this session being answered (a tool call in progress): the session is busy. */
+  busy: number;
+  /** GET streams the client holds open for server messages: it is alive, though maybe quiet. */
+  streams: number;
 }
 
 /**
  * Streamable HTTP with stateful sessions (sampling needs them). The caller has already checked
  * Host, Origin and the key; this routes each request to its session's transport. A session belongs
  * to the key that opened it: any other key is told it does not exist, for use and DELETE alike.
+ *
+ * Sessions of one key, open and being opened, never number more than the cap. Many clients never
+ * send the DELETE that ends a session, so a key at its cap has its least recently used session that
+ * is not busy closed to admit a new one: one with no connection left first, then one whose client
+ * only holds its GET stream open; only when every session has a request in progress is the new one
+ * refused. The count is taken and raised before the first await, so concurrent initializes cannot
+ * pass the cap together. Idle sessions (nothing open) close after idleMs.
  */
 export function createStreamableHttpHandler(identity: ServerIdentity, tools: ToolSet, options: StreamableHttpOptions = {}) {
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server; lastSeen: number; owner: string }>();
-  // Sessions being opened, so concurrent initializes cannot pass the cap together.
+  const sessions = new Map<string, Session>();
+  // Sessions being opened, per key: they count against the cap until they are sessions.
   const opening = new Map<string, number>();
-  const idleMs = options.idleMs ?? 10 * 60_000;
-  const maxPerOwner = options.maxSessionsPerOwner ?? 10;
-  const countOf = (owner: string) => [...sessions.values()].filter((s) => s.owner === owner).length + (opening.get(owner) ?? 0);
+  const idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const maxPerOwner = options.maxSessionsPerOwner ?? DEFAULT_MAX_SESSIONS;
+  const ownedBy = (owner: string) => [...sessions].filter(([, s]) => s.owner === owner);
+
+  const closeSession = (id: string, session: Session) => {
+    sessions.delete(id);
+    void session.server.close().catch(() => undefined);
+  };
+
   const sweeper = setInterval(() => {
     const cutoff = Date.now() - idleMs;
-    for (const [id, session] of sessions) {
-      if (session.lastSeen < cutoff) {
-        sessions.delete(id);
-        void session.server.close().catch(() => undefined);
-      }
-    }
+    for (const [id, session] of sessions) if (session.busy === 0 && session.streams === 0 && session.lastSeen < cutoff) closeSession(id, session);
   }, Math.min(idleMs, 60_000));
   sweeper.unref();
+
+  /** Makes room for one more session of `owner`, synchronously; false when every session is busy. */
+  function makeRoom(owner: string): boolean {
+    const owned = ownedBy(owner);
+    if (owned.length + (opening.get(owner) ?? 0) < maxPerOwner) return true;
+    // Gone clients (nothing open) before quiet ones (a GET stream open), each least recently used first.
+    const rank = (s: Session) => (s.streams > 0 ? 1 : 0);
+    const idle = owned.filter(([, s]) => s.busy === 0).sort(([, a], [, b]) => rank(a) - rank(b) || a.lastSeen - b.lastSeen);
+    if (idle.length === 0) return false;
+    const [id, session] = idle[0];
+    closeSession(id, session);
+    options.onEvicted?.({ owner, sessionId: id, idleMs: Date.now() - session.lastSeen });
+    return true;
+  }
+
+  /** Counts a request of a session until its reply has gone (or its connection closed). */
+  function track(session: Session, req: IncomingMessage, res: ServerResponse): void {
+    const kind = req.method === 'GET' ? 'streams' : 'busy';
+    session[kind]++;
+    session.lastSeen = Date.now();
+    res.once('close', () => {
+      session[kind]--;
+      session.lastSeen = Date.now();
+    });
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse, body: unknown, owner: SessionOwner): Promise<void> {
     const sessionId = req.headers['mcp-session-id'];
     const found = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     const existing = found?.owner === owner.id ? found : undefined;
     if (existing) {
-      existing.lastSeen = Date.now();
+      track(existing, req, res);
       await existing.transport.handleRequest(req, res, body);
       return;
     }
@@ -205,23 +280,33 @@ export function createStreamableHttpHandler(identity: ServerIdentity, tools: Too
       sendJsonRpcError(res, 404, -32001, 'Session not found: it expired or was closed. Start a new session with initialize.');
       return;
     }
+    // No session, no stream to offer: what the transport spec expects a client to understand.
+    if (req.method === 'GET') {
+      res.setHeader('Allow', 'POST');
+      sendJsonRpcError(res, 405, -32000, 'Method not allowed: GET /mcp needs an Mcp-Session-Id header; start a session with POST initialize.');
+      return;
+    }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
       sendJsonRpcError(res, 400, -32000, 'Bad request: no Mcp-Session-Id header; the first request of a session must be initialize.');
       return;
     }
-    if (countOf(owner.id) >= maxPerOwner) {
+    if (!makeRoom(owner.id)) {
       throw new GleanerError(
         'RATE_LIMIT_EXCEEDED',
-        `This key already has ${maxPerOwner} open MCP sessions. Close one (DELETE /mcp with its Mcp-Session-Id) or reuse it; idle sessions close after ${Math.round(idleMs / 60_000)} min.`,
+        `This key has ${maxPerOwner} MCP sessions open, each with a request in progress. Wait for one to finish, or close one (DELETE /mcp with its Mcp-Session-Id).`,
       );
     }
-    await owner.admit?.();
     opening.set(owner.id, (opening.get(owner.id) ?? 0) + 1);
     try {
-      const server = createSdkServer(identity, tools, apiKeyFrom);
+      await owner.admit?.();
+      const server = createSdkServer(identity, tools, apiKeyFrom, { onCancelled: (requestId) => transport.closeSSEStream(requestId) });
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => void sessions.set(id, { transport, server, lastSeen: Date.now(), owner: owner.id }),
+        onsessioninitialized: (id) => {
+          const session: Session = { transport, server, owner: owner.id, lastSeen: Date.now(), busy: 0, streams: 0 };
+          sessions.set(id, session);
+          track(session, req, res);
+        },
         onsessionclosed: (id) => void sessions.delete(id),
       });
       transport.onclose = () => {

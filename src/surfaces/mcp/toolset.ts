@@ -6,18 +6,11 @@ import { randomUUID } from 'node:crypto';
 import type { App } from '../../app.js';
 import { GleanerError, toGleanerError, type ErrorCode } from '../../errors.js';
 import { publicJob, type JobProgress } from '../../jobs/jobs.js';
-import { inputJsonSchema, replyJsonSchema } from '../schema.js';
 import { createPager, type PagedOutcome } from './paging.js';
+import { selectOperations, toolDescriptor, type ToolDescriptor } from './descriptors.js';
 import type { ChatModel } from '../../ai/chat.js';
 
-export interface ToolDescriptor {
-  name: string;
-  title: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-  outputSchema: Record<string, unknown>;
-  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
-}
+export type { ToolDescriptor } from './descriptors.js';
 
 export interface ToolCallContext {
   /** The key this call acts as (from the x-api-key header, or GLEANER_API_KEY in stdio). */
@@ -48,22 +41,11 @@ export interface ToolSet {
 
 export function createToolSet(app: App): ToolSet {
   const pager = createPager(app);
-  const descriptors = app.operations.map<ToolDescriptor>((operation) => ({
-    name: operation.name,
-    title: operation.title,
-    description: operation.kind === 'job' ? `${operation.description} Waits up to ${app.config.GLEANER_MCP_WAIT_SECONDS} s for the job, then returns its result or its id for job_status.` : operation.description,
-    inputSchema: pager.inputSchema(operation, inputJsonSchema(operation)),
-    outputSchema: pager.outputSchema(operation, replyJsonSchema(operation)),
-    annotations: {
-      title: operation.title,
-      // Starting a job creates something (a job record, a webhook delivery): never read-only.
-      readOnlyHint: operation.kind === 'sync' && (operation.readOnly ?? false),
-      destructiveHint: false,
-      // A charged call repeated is charged again.
-      idempotentHint: operation.kind === 'sync' && operation.cost === 0,
-      openWorldHint: operation.openWorld ?? true,
-    },
-  }));
+  const descriptors = selectOperations(app.operations, app.config.GLEANER_MCP_TOOLS).map((operation) => {
+    const descriptor = toolDescriptor(operation, app.config.GLEANER_MCP_WAIT_SECONDS);
+    // Paging adds cursor (and its kin) to the input and nextCursor to the output of tools with long replies.
+    return { ...descriptor, inputSchema: pager.inputSchema(operation, descriptor.inputSchema), outputSchema: pager.outputSchema(operation, descriptor.outputSchema) };
+  });
 
   const failure = (error: GleanerError | { code: ErrorCode; message: string }, requestId: string): ToolOutcome => ({
     isError: true,

@@ -1,0 +1,73 @@
+/**
+ * What tools/list says about each tool: the operations an operator chose (GLEANER_MCP_TOOLS), each
+ * with a short description, small portable schemas (schemas.ts) and only the annotations that
+ * differ from the MCP defaults. The whole list is part of every conversation's context.
+ */
+import type { AnyOperation } from '../../operations/define.js';
+import { TOOL_GROUPS, type ToolGroup } from '../../operations/define.js';
+import { mcpInputSchema, mcpOutputSchema } from './schemas.js';
+
+export interface ToolAnnotations {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+export interface ToolDescriptor {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+  annotations: ToolAnnotations;
+}
+
+/**
+ * The MCP defaults are readOnlyHint false, destructiveHint true, idempotentHint false and
+ * openWorldHint true; destructive and idempotent mean something only for a tool that writes.
+ */
+function annotationsOf(operation: AnyOperation): ToolAnnotations {
+  // Starting a job creates something (a job record, a webhook delivery): never read-only.
+  const readOnly = operation.kind === 'sync' && (operation.readOnly ?? false);
+  // A charged call repeated is charged again.
+  const idempotent = operation.kind === 'sync' && operation.cost === 0;
+  return {
+    ...(readOnly ? { readOnlyHint: true } : { destructiveHint: false }),
+    ...(idempotent ? { idempotentHint: true } : {}),
+    ...(operation.openWorld === false ? { openWorldHint: false } : {}),
+  };
+}
+
+export class ToolSelectionError extends Error {}
+
+/**
+ * The operations GLEANER_MCP_TOOLS lists. Unset: every tool but those listed on request only.
+ * Groups (video, youtube, web, analysis, account) add their tools but those on request; a tool
+ * name adds that tool; `all` lists every tool. REST-only views are never tools.
+ */
+export function selectOperations(operations: AnyOperation[], wanted: string[] | undefined): AnyOperation[] {
+  const tools = operations.filter((operation) => !operation.restOnly);
+  if (wanted?.includes('all')) return tools;
+  if (!wanted || wanted.length === 0) return tools.filter((operation) => !operation.mcpOnRequest);
+  const names = new Set(tools.map((operation) => operation.name));
+  const unknown = wanted.filter((entry) => !(TOOL_GROUPS as readonly string[]).includes(entry) && !names.has(entry));
+  if (unknown.length) {
+    throw new ToolSelectionError(
+      `GLEANER_MCP_TOOLS: ${unknown.map((entry) => `"${entry}"`).join(', ')} is neither a tool group (${TOOL_GROUPS.join(', ')}, all) nor a tool name (${[...names].join(', ')}).`,
+    );
+  }
+  const chosen = new Set(wanted);
+  return tools.filter((operation) => chosen.has(operation.name) || (!operation.mcpOnRequest && (operation.groups ?? []).some((group: ToolGroup) => chosen.has(group))));
+}
+
+export function toolDescriptor(operation: AnyOperation, waitSeconds: number): ToolDescriptor {
+  return {
+    name: operation.name,
+    title: operation.title,
+    description: operation.kind === 'job' ? `${operation.description} Waits up to ${waitSeconds} s for the result, else returns a jobId for job_status.` : operation.description,
+    inputSchema: mcpInputSchema(operation),
+    outputSchema: mcpOutputSchema(operation),
+    annotations: annotationsOf(operation),
+  };
+}
