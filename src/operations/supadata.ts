@@ -149,6 +149,7 @@ export const transcriptResults = defineOperation({
   http: { method: 'GET', path: '/v1/transcript/{jobId}' },
   input: z.object({ jobId: jobIdInput }),
   output: z.object({ status: sdkStatus, result: transcriptResponse.nullable(), error: sdkError }),
+  restOnly: true,
   ...FREE_LOOKUP,
   async run(input, ctx) {
     const job = await jobOf(ctx, input.jobId, ['transcript']);
