@@ -9,6 +9,7 @@ import { handlerFor } from './url-handlers.js';
 import { webPageMetadata } from '../web/fetch-metadata.js';
 import { metadataReply } from '../platforms/metadata-reply.js';
 import { metadataReplySchema } from './outputs.js';
+import { documentSettings } from './documents.js';
 
 export const metadataOperation = defineOperation({
   name: 'metadata',
@@ -26,7 +27,7 @@ export const metadataOperation = defineOperation({
   async run(input, ctx) {
     const url = new URL(input.url);
     const handler = handlerFor(url);
-    const metadata = handler?.metadata ? await handler.metadata(url, ctx) : await webPageMetadata(ctx.services.http, input.url, ctx.signal);
+    const metadata = handler?.metadata ? await handler.metadata(url, ctx) : await webPageMetadata(ctx.services.http, input.url, ctx.signal, documentSettings(ctx.services.config));
     return metadataReply(metadata);
   },
 });

@@ -7,6 +7,7 @@ import { mapSite } from '../web/map.js';
 import { crawlSite, type CrawlResult } from '../web/crawl.js';
 import { registerWebhook } from '../jobs/webhook-courier.js';
 import { crawlResult, mapReply, scrapeReply } from './outputs.js';
+import { documentSettings } from './documents.js';
 
 const format = z.enum(['markdown', 'text', 'html']).default('markdown').describe('Output format of the page content');
 
@@ -27,7 +28,8 @@ export const webScrape = defineOperation({
   kind: 'sync',
   readOnly: true,
   openWorld: true,
-  run: (input, ctx) => scrape(ctx.services.http, input.url, { format: input.format, onlyMainContent: input.onlyMainContent, signal: ctx.signal }),
+  run: (input, ctx) =>
+    scrape(ctx.services.http, input.url, { format: input.format, onlyMainContent: input.onlyMainContent, signal: ctx.signal, documents: documentSettings(ctx.services.config) }),
 });
 
 export const webMap = defineOperation({
@@ -98,6 +100,7 @@ export const webCrawl = defineOperation({
       concurrency: ctx.services.config.GLEANER_HOST_CONCURRENCY,
       signal: ctx.signal,
       progress: (done, total) => ctx.progress(done, total),
+      documents: documentSettings(ctx.services.config),
     });
     const short = maxPages < wanted && result.pages.length + result.failed.length >= maxPages;
     return short ? { ...result, stoppedOn: 'credits' as const } : result;
