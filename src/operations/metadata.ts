@@ -15,7 +15,7 @@ export const metadataOperation = defineOperation({
   name: 'metadata',
   title: 'Metadata of a video, post or web page',
   description:
-    'Returns the metadata of a URL in one shape for every platform: title, description, author, counts, thumbnails, publication date, tags. Works for supported video and social platforms and for any web page (OpenGraph, Twitter cards, JSON-LD, canonical URL, favicon, language). Costs 1 credit.',
+    'Returns the metadata of a URL in one shape for every platform: title, description, author, counts, thumbnails, publication date, tags. Works for supported video and social platforms and for any web page (OpenGraph, Twitter cards, JSON-LD, canonical URL, favicon, language) or PDF and Word document (title, author, dates, page count). Costs 1 credit.',
   http: { method: 'GET', path: '/v1/metadata' },
   input: z.object({ url: httpUrl.describe('The video, post or page URL') }),
   output: metadataReplySchema,

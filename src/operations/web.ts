@@ -15,7 +15,7 @@ export const webScrape = defineOperation({
   name: 'web_scrape',
   title: 'Scrape a web page',
   description:
-    'Fetches one web page and returns its readable content as markdown (default), plain text or HTML, with its title, description, metadata and the links it contains. By default only the main content (the article) is kept, without navigation, banners or scripts. Costs 1 credit.',
+    'Fetches one web page and returns its readable content as markdown (default), plain text or HTML, with its title, description, metadata and the links it contains. By default only the main content (the article) is kept, without navigation, banners or scripts. Also reads PDF and Word (.docx) documents (PDF pages kept apart; title, author and page count in metadata). Costs 1 credit.',
   http: { method: 'GET', path: '/v1/web/scrape' },
   input: z.object({
     url: httpUrl.describe('The page to scrape (http or https)'),
@@ -73,7 +73,7 @@ export const webCrawl = defineOperation({
   name: 'web_crawl',
   title: 'Crawl a website',
   description:
-    "Scrapes up to maxPages pages of one website, from its sitemaps (mode sitemap, default) or by following links from the start URL (mode recursive), obeying robots.txt. Runs as a job: returns a job id to poll with job_status; the result lists each page's content and the pages that failed. Optionally POSTs the finished job to a webhook. Pro plan or higher; 1 credit per page scraped.",
+    "Scrapes up to maxPages pages of one website, from its sitemaps (mode sitemap, default) or by following links from the start URL (mode recursive), obeying robots.txt; links to PDF and Word documents are crawled as pages. Runs as a job: returns a job id to poll with job_status; the result lists each page's content and the pages that failed. Optionally POSTs the finished job to a webhook. Pro plan or higher; 1 credit per page scraped.",
   http: { method: 'POST', path: '/v1/web/crawl' },
   input: crawlInput,
   output: crawlResult,
