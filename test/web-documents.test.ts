@@ -6,9 +6,13 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
 import { startTestServer, type TestServer } from './helpers/server.js';
+import { connectMcp, errorEnvelope } from './helpers/mcp.js';
 import { DOCUMENTS_DIR, startDocumentSite, type DocumentSite } from './support/document-site.js';
 import { documentTypeOf } from '../src/web/document-type.js';
+import { readDocumentOffThread } from '../src/web/document-pool.js';
+import { isGleanerError } from '../src/errors.js';
 
 let site: DocumentSite;
 let server: TestServer;
@@ -162,6 +166,52 @@ describe('documents that cannot be read', () => {
     const key = await server.createKey('Free');
     const next = await scrape(key, '/papers/tika.pdf');
     expect(next.status).toBe(200);
+  }, 120_000);
+});
+
+describe('malformed documents', () => {
+  it('empty, garbage, bit-flipped and cut files are read or refused with 422, never a crash or an internal error', async () => {
+    const pdf = fs.readFileSync(path.join(DOCUMENTS_DIR, 'pdflatex-4-pages.pdf'));
+    const docx = fs.readFileSync(path.join(DOCUMENTS_DIR, 'testWORD.docx'));
+    // Deterministic noise: the same bytes on every run.
+    const noise = (length: number) => Buffer.from(Array.from({ length }, (_, i) => (i * 2654435761) >>> 24));
+    const flip = (bytes: Buffer, from: number, every: number) => Buffer.from(bytes.map((b, i) => (i > from && i % every === 0 ? b ^ 0xff : b)));
+    const cases: Array<[string, 'pdf' | 'docx', Buffer]> = [
+      ['empty', 'pdf', Buffer.alloc(0)],
+      ['header only', 'pdf', Buffer.from('%PDF-1.7\n')],
+      ['noise after a header', 'pdf', Buffer.concat([Buffer.from('%PDF-1.4\n'), noise(50_000)])],
+      ['an HTML error page labelled PDF', 'pdf', Buffer.from('<html><body>Not found</body></html>')],
+      ['bit flips', 'pdf', flip(pdf, 2000, 97)],
+      ['a middle cut out', 'pdf', Buffer.concat([pdf.subarray(0, 8000), pdf.subarray(16000)])],
+      ['a truncated Word file', 'docx', docx.subarray(0, 6000)],
+      ['noise labelled Word', 'docx', noise(5000)],
+      ['a bit-flipped Word file', 'docx', flip(docx, 500, 53)],
+    ];
+    for (const [name, type, bytes] of cases) {
+      const outcome = await readDocumentOffThread({ type, bytes, url: 'http://example.com/file', want: 'markdown' }, { timeoutMs: 60_000 }).then(
+        (page) => ({ read: page.content.length > 0 }),
+        (error: unknown) => ({ code: isGleanerError(error) ? error.code : `not a GleanerError: ${String(error)}` }),
+      );
+      expect(outcome, name).toSatisfy((o: { read?: boolean; code?: string }) => o.read === true || o.code === 'CONTENT_UNREADABLE');
+    }
+  }, 180_000);
+});
+
+describe('documents over MCP', () => {
+  it('a scanned PDF is an isError result with CONTENT_UNREADABLE and the same message', async () => {
+    const key = await server.createKey('Free', { credits: 10 });
+    const client = await connectMcp(server.baseUrl, key);
+    try {
+      const result = await client.callTool({ name: 'web_scrape', arguments: { url: `${site.origin}/papers/scanned.pdf` } });
+      expect(result.isError).toBe(true);
+      expect(errorEnvelope(result).error).toMatchObject({ code: 'CONTENT_UNREADABLE', message: expect.stringContaining('no text layer') });
+      const read = await client.callTool({ name: 'web_scrape', arguments: { url: `${site.origin}/papers/tika.pdf` } });
+      expect(read.isError).toBeFalsy();
+      expect(JSON.stringify(read.structuredContent)).toContain('Apache Tika is a toolkit');
+    } finally {
+      await client.close();
+    }
+    expect(await credits(key)).toBe(9);
   }, 120_000);
 });
 
