@@ -115,39 +115,36 @@ function paragraphsOf(lines: Line[]): Paragraph[] {
   const gaps = lines.slice(1).map((line, i) => lines[i].y - line.y).filter((gap, i) => gap > 0 && gap < 3 * Math.max(lines[i + 1].height, 1));
   const spacing = mode(gaps);
   const right = Math.max(...lines.map((line) => line.right));
-  const paragraphs: Paragraph[] = [];
-  let open: { lines: Line[]; height: number } | null = null;
+  const groups: Line[][] = [];
   lines.forEach((line, i) => {
     const previous = lines[i - 1];
     const em = Math.max(line.height, 1);
-    const gap = previous ? previous.y - line.y : 0;
     const breaks =
-      !open ||
-      gap <= 0 || // the next column, or text set above the previous line
-      (spacing > 0 && gap > spacing * 1.4 + 0.5) ||
+      !previous ||
+      previous.y - line.y <= 0 || // the next column, or text set above the previous line
+      (spacing > 0 && previous.y - line.y > spacing * 1.4 + 0.5) ||
       Math.abs(line.height - previous.height) > 0.2 * Math.max(line.height, previous.height) ||
       line.x > previous.x + 0.8 * em || // an indented first line
       (/[.!?:]["')\]]?$/.test(previous.text) && previous.right < right - 3 * em); // a short last line
-    if (breaks) {
-      if (open) paragraphs.push(join(open.lines, open.height));
-      open = { lines: [], height: 0 };
-    }
-    open!.lines.push(line);
-    open!.height = Math.max(open!.height, line.height);
+    if (breaks) groups.push([line]);
+    else groups[groups.length - 1].push(line);
   });
-  if (open) paragraphs.push(join((open as { lines: Line[] }).lines, (open as { height: number }).height));
-  return paragraphs;
+  return groups.map(join);
 }
 
-/** Lines of one paragraph as one string; a word hyphenated across lines is joined again. */
-function join(lines: Line[], height: number): Paragraph {
+/**
+ * Lines of one paragraph as one string. A word broken at a line's end is joined again: without its
+ * hyphen before a lower-case letter ("exam-" "ple"), with it before a capital ("Schwarz-" "Weiß").
+ */
+function join(lines: Line[]): Paragraph {
   let text = '';
   for (const line of lines) {
     if (!text) text = line.text;
-    else if (/\p{Ll}-$/u.test(text) && /^\p{Ll}/u.test(line.text)) text = text.slice(0, -1) + line.text;
+    else if (/\p{L}-$/u.test(text) && /^\p{Ll}/u.test(line.text)) text = text.slice(0, -1) + line.text;
+    else if (/\p{L}-$/u.test(text) && /^\p{Lu}/u.test(line.text)) text += line.text;
     else text += ` ${line.text}`;
   }
-  return { text, height };
+  return { text, height: Math.max(...lines.map((line) => line.height)) };
 }
 
 function pageHtml(paragraphs: Paragraph[], bodyHeight: number): string {
