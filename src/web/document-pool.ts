@@ -6,6 +6,7 @@
  */
 import os from 'node:os';
 import { Piscina } from 'piscina';
+import pLimit from 'p-limit';
 import { GleanerError } from '../errors.js';
 import type { Metadata } from '../platforms/types.js';
 import type { ContentFormat, ExtractedPage } from './extract.js';
@@ -14,14 +15,23 @@ import type { DocumentOutcome, DocumentTask } from './document-worker.js';
 /** The heap one document thread may use; pdf.js needs about 150 MB for a 100-page book. */
 const THREAD_HEAP_MB = 768;
 
+const THREADS = Math.max(1, os.availableParallelism() - 1);
+
 let pool: Piscina | undefined;
+
+/**
+ * Documents handed to the threads at once. The rest wait here, not in piscina's queue, so that a
+ * document's deadline starts when a thread takes it: a crawl of many PDFs must not time out the
+ * ones still waiting behind a long one.
+ */
+const slots = pLimit(THREADS);
 
 function documentPool(): Piscina {
   if (pool) return pool;
   const fromSources = import.meta.url.endsWith('.ts');
   pool = new Piscina({
     filename: new URL(fromSources ? './document-worker.ts' : './document-worker.js', import.meta.url).href,
-    maxThreads: Math.max(1, os.availableParallelism() - 1),
+    maxThreads: THREADS,
     // Documents are rarer than pages: no thread waits idle for them.
     minThreads: 0,
     idleTimeout: 30_000,
@@ -44,7 +54,14 @@ interface DocumentLimits extends DocumentSettings {
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 
-async function run(task: DocumentTask, limits: DocumentLimits): Promise<DocumentOutcome> {
+function run(task: DocumentTask, limits: DocumentLimits): Promise<DocumentOutcome> {
+  return slots(() => {
+    limits.signal?.throwIfAborted();
+    return runNow(task, limits);
+  });
+}
+
+async function runNow(task: DocumentTask, limits: DocumentLimits): Promise<DocumentOutcome> {
   const timeoutMs = limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const deadline = AbortSignal.timeout(timeoutMs);
   const signal = limits.signal ? AbortSignal.any([deadline, limits.signal]) : deadline;
