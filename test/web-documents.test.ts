@@ -144,6 +144,11 @@ describe('documents that cannot be read', () => {
       expect(reply.status).toBe(413);
       expect(reply.body.error).toMatchObject({ code: 'PAYLOAD_TOO_LARGE', message: expect.stringContaining('1 MB for a PDF or Word document (GLEANER_DOCUMENT_MAX_BYTES)') });
       expect(await credits(key, small)).toBe(10);
+      // Refused by its Content-Length, before any of its body.
+      const huge = await scrape(key, '/books/huge.pdf', 'markdown', small);
+      expect(huge.status).toBe(413);
+      expect(huge.body.error.message).toContain('(GLEANER_DOCUMENT_MAX_BYTES)');
+      expect(await credits(key, small)).toBe(10);
       const read = await scrape(key, '/papers/tika.pdf', 'markdown', small);
       expect(read.status).toBe(200);
       expect(read.body.content).toContain('Apache Tika is a toolkit for detecting and extracting metadata');

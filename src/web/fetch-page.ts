@@ -80,18 +80,16 @@ export async function fetchPage(http: HttpClient, url: string, options: FetchPag
 export async function fetchPage(http: HttpClient, url: string, options?: FetchPageOptions): Promise<FetchedPage>;
 export async function fetchPage(http: HttpClient, url: string, options: FetchPageOptions = {}): Promise<FetchedPage | RedirectSignal> {
   const documentMaxBytes = options.documentMaxBytes ?? DOCUMENT_MAX_BYTES;
-  const response = await http
-    .fetch(url, {
-      redirect: options.manualRedirects ? 'manual' : 'follow',
-      signal: options.signal,
-      timeoutMs: options.timeoutMs,
-      // Which cap applies is known only once the body is in, so the larger one bounds the download.
-      maxBytes: options.maxBytes ?? Math.max(PAGE_MAX_BYTES, documentMaxBytes),
-      headers: { accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5' },
-    })
-    .catch((error: unknown) => {
-      throw isGleanerError(error) && error.code === 'PAYLOAD_TOO_LARGE' && options.maxBytes === undefined ? tooLarge(url, documentMaxBytes, error) : error;
-    });
+  // Which cap applies is known only once the body is in, so the larger one bounds the download.
+  const response = await http.fetch(url, {
+    redirect: options.manualRedirects ? 'manual' : 'follow',
+    signal: options.signal,
+    timeoutMs: options.timeoutMs,
+    maxBytes: options.maxBytes ?? Math.max(PAGE_MAX_BYTES, documentMaxBytes),
+    headers: { accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5' },
+  }).catch((error: unknown) => {
+    throw isGleanerError(error) && error.code === 'PAYLOAD_TOO_LARGE' && options.maxBytes === undefined ? tooLarge(url, documentMaxBytes, error) : error;
+  });
   if (response.status >= 400) throw statusError(response.url, response.status);
   if (options.manualRedirects && response.status >= 300 && response.headers.location) {
     return new RedirectSignal(response.url, new URL(response.headers.location, response.url).toString());

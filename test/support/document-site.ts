@@ -51,6 +51,13 @@ export async function startDocumentSite(): Promise<DocumentSite> {
       return send(200, 'text/html; charset=utf-8', `<!doctype html><html lang="en"><head><title>Papers</title></head><body><main><h1>Papers and documents</h1><p>The documents of this site, for reading online.</p><ul>${links}</ul></main></body></html>`);
     }
     if (p === '/about') return send(200, 'text/html; charset=utf-8', '<!doctype html><html><head><title>About</title></head><body><article><h1>About</h1><p>This site publishes papers as PDF and Word documents.</p></article></body></html>');
+    if (p === '/books/huge.pdf') {
+      // Announces 50 MB and sends none of it: a client that trusts Content-Length stops at the headers.
+      res.writeHead(200, { 'content-type': PDF, 'content-length': 50 * 1024 * 1024 });
+      res.flushHeaders();
+      setTimeout(() => res.destroy(), 2_000).unref();
+      return;
+    }
     const document = DOCUMENT_PATHS[p];
     if (document) return send(200, document[1], fs.readFileSync(path.join(DOCUMENTS_DIR, document[0])));
     send(404, 'text/html', '<html><body>Not found</body></html>');
