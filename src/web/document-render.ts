@@ -11,7 +11,7 @@ import { htmlToText } from './extract.js';
 import { htmlToMarkdown } from './markdown.js';
 import { parseDocument, type DomElement } from './dom.js';
 
-export const PAGE_BREAK: Record<ContentFormat, string> = { markdown: '\n\n---\n\n', text: '\n\f\n', html: '\n' };
+const PAGE_BREAK: Record<ContentFormat, string> = { markdown: '\n\n---\n\n', text: '\n\f\n', html: '\n' };
 
 function body(html: string): DomElement {
   return parseDocument(`<!doctype html><html><body>${html}</body></html>`).body as DomElement;
