@@ -3,8 +3,10 @@ import { benchGate } from './gate.js';
 import { benchWeb } from './web.js';
 import { benchScale } from './web-scale.js';
 import { benchCli } from './cli.js';
+import { benchDocuments } from './documents.js';
 
 await benchGate();
 await benchWeb();
 await benchScale();
 await benchCli();
+await benchDocuments();

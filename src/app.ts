@@ -17,6 +17,7 @@ import { Gate } from './gate/gate.js';
 import { OPERATIONS } from './operations/table.js';
 import { WebhookCourier } from './jobs/webhook-courier.js';
 import { closeExtractPool } from './web/extract-pool.js';
+import { closeDocumentPool } from './web/document-pool.js';
 import { webhookSecret } from './jobs/webhook.js';
 import type { AnyOperation } from './operations/define.js';
 import type { Services } from './operations/services.js';
@@ -116,6 +117,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await rate.close();
       await http.close();
       await closeExtractPool();
+      await closeDocumentPool();
       await store.close();
     },
   };

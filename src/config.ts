@@ -111,6 +111,10 @@ const schema = z.object({
   GLEANER_JOB_LEASE_SECONDS: z.coerce.number().min(0.3).max(3600).default(30),
   /** Total time one outbound request may take (redirects, retries and body included). */
   GLEANER_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /** Largest PDF or Word document read by scrape, crawl and metadata (web pages stay capped at 10 MB). */
+  GLEANER_DOCUMENT_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(20 * 1024 * 1024),
+  /** Longest time reading one document may take on the document threads; a slower one is stopped (422). */
+  GLEANER_DOCUMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   /** Outbound requests in flight to one host at once (politeness; also bounds a crawl's concurrency). */
   GLEANER_HOST_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
   /** InnerTube clients asked in order for caption tracks and audio (comma list, e.g. VISIONOS,ANDROID,IOS,WEB). */

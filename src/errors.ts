@@ -9,6 +9,10 @@ export const ERROR_CODES = {
   URL_NOT_ALLOWED: { status: 400, meaning: 'The URL points at a private, loopback or metadata address, or uses a scheme other than http(s).' },
   UNSUPPORTED_URL: { status: 400, meaning: 'The URL belongs to no supported platform for this operation.' },
   UNSUPPORTED_CONTENT: { status: 415, meaning: 'The target answered with content this operation cannot read (for example a binary file to scrape).' },
+  CONTENT_UNREADABLE: {
+    status: 422,
+    meaning: 'The document (PDF or Word) could not be read: it is damaged, password-protected, too complex to read within the limits, or a scanned PDF without a text layer (OCR is not supported).',
+  },
   UNAUTHORIZED: { status: 401, meaning: 'The x-api-key header is missing, unknown or revoked.' },
   UPGRADE_REQUIRED: { status: 402, meaning: 'The operation needs a higher plan (Pro or above).' },
   CREDITS_EXHAUSTED: { status: 402, meaning: 'The monthly credit allowance cannot cover this request.' },

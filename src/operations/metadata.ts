@@ -9,12 +9,13 @@ import { handlerFor } from './url-handlers.js';
 import { webPageMetadata } from '../web/fetch-metadata.js';
 import { metadataReply } from '../platforms/metadata-reply.js';
 import { metadataReplySchema } from './outputs.js';
+import { documentSettings } from './documents.js';
 
 export const metadataOperation = defineOperation({
   name: 'metadata',
   title: 'Link metadata',
   description:
-    'Metadata of a video, post or web page in one shape: title, description, author, counts, thumbnails, date, tags. Use it for facts about a link, not its text. 1 credit.',
+    'Metadata of a video, post, web page or PDF/Word document in one shape: title, description, author, counts, thumbnails, date, tags, pages. Use it for facts about a link, not its text. 1 credit.',
   http: { method: 'GET', path: '/v1/metadata' },
   input: z.object({ url: httpUrl.describe('The video, post or page URL') }),
   output: metadataReplySchema,
@@ -27,7 +28,7 @@ export const metadataOperation = defineOperation({
   async run(input, ctx) {
     const url = new URL(input.url);
     const handler = handlerFor(url);
-    const metadata = handler?.metadata ? await handler.metadata(url, ctx) : await webPageMetadata(ctx.services.http, input.url, ctx.signal);
+    const metadata = handler?.metadata ? await handler.metadata(url, ctx) : await webPageMetadata(ctx.services.http, input.url, ctx.signal, documentSettings(ctx.services.config));
     return metadataReply(metadata);
   },
 });

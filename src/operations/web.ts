@@ -7,6 +7,7 @@ import { mapSite } from '../web/map.js';
 import { crawlSite, type CrawlResult } from '../web/crawl.js';
 import { registerWebhook } from '../jobs/webhook-courier.js';
 import { crawlResult, mapReply, scrapeReply } from './outputs.js';
+import { documentSettings } from './documents.js';
 
 const format = z.enum(['markdown', 'text', 'html']).default('markdown').describe('Content format');
 
@@ -14,7 +15,7 @@ export const webScrape = defineOperation({
   name: 'web_scrape',
   title: 'Scrape a web page',
   description:
-    'Reads one web page as markdown (or text, HTML): the main content without navigation, plus title, metadata and links. Use it to read an article or any page. 1 credit.',
+    'Reads one web page, PDF or Word document as markdown (or text, HTML): the main content without navigation, plus title, metadata and links. Use it to read an article, a page or a document. 1 credit.',
   http: { method: 'GET', path: '/v1/web/scrape' },
   input: z.object({
     url: httpUrl.describe('The page URL'),
@@ -28,7 +29,8 @@ export const webScrape = defineOperation({
   kind: 'sync',
   readOnly: true,
   openWorld: true,
-  run: (input, ctx) => scrape(ctx.services.http, input.url, { format: input.format, onlyMainContent: input.onlyMainContent, signal: ctx.signal }),
+  run: (input, ctx) =>
+    scrape(ctx.services.http, input.url, { format: input.format, onlyMainContent: input.onlyMainContent, signal: ctx.signal, documents: documentSettings(ctx.services.config) }),
 });
 
 export const webMap = defineOperation({
@@ -73,7 +75,7 @@ export const webCrawl = defineOperation({
   name: 'web_crawl',
   title: 'Crawl a website',
   description:
-    'Reads many pages of one website (its sitemap, or by following links), obeying robots.txt. Use it for a whole site; web_scrape for one page. A job. Pro plan; 1 credit per page.',
+    'Reads many pages of one website (its sitemap, or by following links, PDF and Word links included), obeying robots.txt. Use it for a whole site; web_scrape for one page. A job. Pro plan; 1 credit per page.',
   http: { method: 'POST', path: '/v1/web/crawl' },
   input: crawlInput,
   output: crawlResult,
@@ -102,6 +104,7 @@ export const webCrawl = defineOperation({
       concurrency: ctx.services.config.GLEANER_HOST_CONCURRENCY,
       signal: ctx.signal,
       progress: (done, total) => ctx.progress(done, total),
+      documents: documentSettings(ctx.services.config),
     });
     const short = maxPages < wanted && result.pages.length + result.failed.length >= maxPages;
     return short ? { ...result, stoppedOn: 'credits' as const } : result;

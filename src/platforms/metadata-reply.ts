@@ -71,6 +71,8 @@ export function metadataReply(metadata: Metadata) {
       ...(metadata.favicon ? { favicon: metadata.favicon } : {}),
       ...(metadata.canonicalUrl ? { canonicalUrl: metadata.canonicalUrl } : {}),
       ...(counts.saves !== undefined ? { saves: counts.saves } : {}),
+      ...(metadata.documentType ? { documentType: metadata.documentType } : {}),
+      ...(metadata.pages !== undefined ? { pages: metadata.pages } : {}),
     },
   };
 }

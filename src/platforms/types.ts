@@ -72,5 +72,8 @@ export const metadata = z.object({
   canonicalUrl: z.string().optional(),
   siteName: z.string().optional(),
   favicon: z.string().optional(),
+  /** Documents read as pages (PDF, Word): which kind, and a PDF's page count. */
+  documentType: z.enum(['pdf', 'docx']).optional(),
+  pages: z.number().int().optional(),
 });
 export type Metadata = z.infer<typeof metadata>;

@@ -14,10 +14,11 @@ import { GleanerError, toGleanerError, type ErrorCode } from '../errors.js';
 import type { ContentFormat } from './extract.js';
 import { fetchPage, RedirectSignal } from './fetch-page.js';
 import { scrapeFetched, type ScrapeResult } from './scrape.js';
+import type { DocumentSettings } from './document-pool.js';
 import { warmExtractPool } from './extract-pool.js';
 import { readSitemaps } from './sitemap.js';
 import { Site } from './site.js';
-import { looksLikePage } from './urls.js';
+import { looksLikeDocument, looksLikePage } from './urls.js';
 import { drainQueue } from './pool.js';
 
 export type CrawlMode = 'sitemap' | 'recursive';
@@ -32,6 +33,8 @@ export interface CrawlOptions {
   /** Stops the crawl: pages in flight are dropped and the pages scraped so far are returned, with `stopped`. */
   signal?: AbortSignal;
   progress?: (done: number, total?: number) => void;
+  /** PDF and Word links are pages too, read within these limits. */
+  documents?: DocumentSettings;
 }
 
 export type CrawledPage = Omit<ScrapeResult, 'urls'>;
@@ -63,14 +66,14 @@ export async function crawlSite(http: HttpClient, url: string, options: CrawlOpt
   // Crawl-delay spaces this crawl's requests; the client's per-host limit bounds them as well.
   const spacing = robots.crawlDelayMs ? new Bottleneck({ maxConcurrent: 1, minTime: Math.min(robots.crawlDelayMs, MAX_CRAWL_DELAY_MS) }) : undefined;
   const get = (target: string) => {
-    const run = () => fetchPage(http, target, { signal: options.signal, manualRedirects: true });
+    const run = () => fetchPage(http, target, { signal: options.signal, manualRedirects: true, documentMaxBytes: options.documents?.maxBytes });
     return spacing ? spacing.schedule(run) : run();
   };
 
   let mode = options.mode;
   const accept = async (candidate: string) => {
     const own = site.own(candidate);
-    return own && looksLikePage(own) && (await site.allowed(own)) ? own : null;
+    return own && (looksLikePage(own) || looksLikeDocument(own)) && (await site.allowed(own)) ? own : null;
   };
   let queue: string[] = [];
   if (mode === 'sitemap') {
@@ -98,7 +101,7 @@ export async function crawlSite(http: HttpClient, url: string, options: CrawlOpt
         if (!(outcome instanceof RedirectSignal)) {
           // Fetched: the next page may be fetched while this one is extracted.
           release();
-          const page = await scrapeFetched(outcome, { format: options.format, onlyMainContent: options.onlyMainContent ?? true });
+          const page = await scrapeFetched(outcome, { format: options.format, onlyMainContent: options.onlyMainContent ?? true, signal: options.signal, documents: options.documents });
           if (pages.length >= options.maxPages) return;
           const { urls, ...rest } = page;
           pages.push(rest);

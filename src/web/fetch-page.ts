@@ -1,18 +1,23 @@
 /**
  * Fetching one page for scrape, map, crawl and metadata: the upstream status becomes a clear
- * error, and the body is classified as HTML, other text, or binary (which no web operation reads).
+ * error, and the body is classified as HTML, other text, a document read as a page (PDF, Word),
+ * or other binary content (which no web operation reads).
  */
 import type { HttpClient } from '../net/http.js';
-import { GleanerError } from '../errors.js';
+import { GleanerError, isGleanerError } from '../errors.js';
+import { documentTypeOf, type DocumentType } from './document-type.js';
 
 export interface FetchedPage {
   /** Final URL after redirects. */
   url: string;
   status: number;
   contentType: string;
-  kind: 'html' | 'text';
+  kind: 'html' | 'text' | 'document';
+  /** Empty for a document. */
   text: string;
   headers: Record<string, string>;
+  /** A document's type and bytes (kind `document`). */
+  document?: { type: DocumentType; bytes: Buffer };
 }
 
 export interface FetchPageOptions {
@@ -21,10 +26,24 @@ export interface FetchPageOptions {
   manualRedirects?: boolean;
   timeoutMs?: number;
   maxBytes?: number;
+  /** The cap on a PDF or Word document (GLEANER_DOCUMENT_MAX_BYTES). */
+  documentMaxBytes?: number;
 }
 
 /** Page bodies larger than this are refused (PAYLOAD_TOO_LARGE); real articles are far smaller. */
 const PAGE_MAX_BYTES = 10 * 1024 * 1024;
+/** GLEANER_DOCUMENT_MAX_BYTES's default, for callers without the configuration at hand. */
+const DOCUMENT_MAX_BYTES = 20 * 1024 * 1024;
+
+const megabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
+
+function tooLarge(url: string, documentMaxBytes: number, cause?: unknown): GleanerError {
+  return new GleanerError(
+    'PAYLOAD_TOO_LARGE',
+    `${url} is larger than Gleaner reads: ${megabytes(PAGE_MAX_BYTES)} for a web page, ${megabytes(documentMaxBytes)} for a PDF or Word document (GLEANER_DOCUMENT_MAX_BYTES).`,
+    { cause },
+  );
+}
 
 const TEXT_TYPES = /^(?:text\/|application\/(?:[\w.+-]+\+)?(?:json|xml|javascript|ecmascript|x-javascript|ld\+json|x-ndjson|yaml|x-yaml|toml|csv|markdown|x-sh|rtf)\b|image\/svg\+xml)/i;
 const HTML_TYPES = /^(?:text\/html|application\/xhtml\+xml)/i;
@@ -60,12 +79,16 @@ export class RedirectSignal {
 export async function fetchPage(http: HttpClient, url: string, options: FetchPageOptions & { manualRedirects: true }): Promise<FetchedPage | RedirectSignal>;
 export async function fetchPage(http: HttpClient, url: string, options?: FetchPageOptions): Promise<FetchedPage>;
 export async function fetchPage(http: HttpClient, url: string, options: FetchPageOptions = {}): Promise<FetchedPage | RedirectSignal> {
+  const documentMaxBytes = options.documentMaxBytes ?? DOCUMENT_MAX_BYTES;
+  // Which cap applies is known only once the body is in, so the larger one bounds the download.
   const response = await http.fetch(url, {
     redirect: options.manualRedirects ? 'manual' : 'follow',
     signal: options.signal,
     timeoutMs: options.timeoutMs,
-    maxBytes: options.maxBytes ?? PAGE_MAX_BYTES,
+    maxBytes: options.maxBytes ?? Math.max(PAGE_MAX_BYTES, documentMaxBytes),
     headers: { accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5' },
+  }).catch((error: unknown) => {
+    throw isGleanerError(error) && error.code === 'PAYLOAD_TOO_LARGE' && options.maxBytes === undefined ? tooLarge(url, documentMaxBytes, error) : error;
   });
   if (response.status >= 400) throw statusError(response.url, response.status);
   if (options.manualRedirects && response.status >= 300 && response.headers.location) {
@@ -73,11 +96,25 @@ export async function fetchPage(http: HttpClient, url: string, options: FetchPag
   }
   if (response.status >= 300) throw new GleanerError('UPSTREAM_ERROR', `${response.url} answered with a redirect (${response.status}) that has no location.`);
   const declared = (response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  const documentType = documentTypeOf(declared, response.body);
+  if (documentType) {
+    if (response.body.length > documentMaxBytes) throw tooLarge(response.url, documentMaxBytes);
+    return {
+      url: response.url,
+      status: response.status,
+      contentType: response.headers['content-type'] ?? (documentType === 'pdf' ? 'application/pdf' : 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'),
+      kind: 'document',
+      text: '',
+      headers: response.headers,
+      document: { type: documentType, bytes: response.body },
+    };
+  }
+  if (options.maxBytes === undefined && response.body.length > PAGE_MAX_BYTES) throw tooLarge(response.url, documentMaxBytes);
   const text = TEXT_TYPES.test(declared) || (!declared || declared === 'application/octet-stream' ? !looksBinary(response.body) : false);
   if (!text) {
     throw new GleanerError(
       'UNSUPPORTED_CONTENT',
-      `${response.url} is ${declared || 'binary content'}, not a web page or text; this operation reads HTML and text only.`,
+      `${response.url} is ${declared || 'binary content'}, not a web page or text; this operation reads web pages, text, PDF and Word (.docx) documents only.`,
     );
   }
   const body = response.text();

@@ -18,18 +18,23 @@
  *     metadata: Metadata      // the unified web metadata (platform "web"), as /v1/metadata gives it
  *   }
  *
- * Non-HTML text (plain text, JSON, XML...) comes back as is, with no title or links.
+ * Non-HTML text (plain text, JSON, XML...) comes back as is, with no title or links. PDF and Word
+ * documents are read on the document threads (document-pool.ts) and come back like pages: their
+ * text in the format asked for (a PDF's pages apart), their links, and their properties in
+ * `metadata` (see docs/documents.md).
  */
 import type { HttpClient } from '../net/http.js';
 import type { Metadata } from '../platforms/types.js';
 import type { ContentFormat, ExtractedPage, ExtractOptions } from './extract.js';
 import { extractOffThread } from './extract-pool.js';
 import { fetchPage, type FetchedPage } from './fetch-page.js';
+import { readDocumentOffThread, type DocumentSettings } from './document-pool.js';
 
 export interface ScrapeOptions {
   format: ContentFormat;
   onlyMainContent: boolean;
   signal?: AbortSignal;
+  documents?: DocumentSettings;
 }
 
 export interface ScrapeResult {
@@ -53,7 +58,11 @@ export interface ScrapeResult {
  * extracted on the extraction threads (extract-pool.ts): a large page costs tens to hundreds of
  * milliseconds of Readability and markdown, which on the event loop would hold up every other call.
  */
-export async function scrapeFetched(page: FetchedPage, options: Omit<ScrapeOptions, 'signal'>): Promise<ScrapeResult> {
+export async function scrapeFetched(page: FetchedPage, options: ScrapeOptions): Promise<ScrapeResult> {
+  if (page.document) {
+    const task = { type: page.document.type, bytes: page.document.bytes, url: page.url, want: options.format };
+    return assemble(page, options.format, await readDocumentOffThread(task, { timeoutMs: options.documents?.timeoutMs, signal: options.signal }));
+  }
   if (page.kind === 'text') {
     const metadata: Metadata = { platform: 'web', url: page.url, id: page.url, title: null, description: null, author: null, thumbnails: [], tags: [] };
     return {
@@ -75,7 +84,7 @@ export async function scrapeFetched(page: FetchedPage, options: Omit<ScrapeOptio
   return assemble(page, options.format, await extractOffThread(page.text, extractOptions(page, options)));
 }
 
-function extractOptions(page: FetchedPage, options: Omit<ScrapeOptions, 'signal'>): ExtractOptions {
+function extractOptions(page: FetchedPage, options: ScrapeOptions): ExtractOptions {
   return { url: page.url, format: options.format, onlyMainContent: options.onlyMainContent, contentLanguage: page.headers['content-language'] };
 }
 
@@ -98,6 +107,6 @@ function assemble(page: FetchedPage, format: ContentFormat, extracted: Extracted
 }
 
 export async function scrape(http: HttpClient, url: string, options: ScrapeOptions): Promise<ScrapeResult> {
-  const page = await fetchPage(http, url, { signal: options.signal });
-  return scrapeFetched(page, { format: options.format, onlyMainContent: options.onlyMainContent });
+  const page = await fetchPage(http, url, { signal: options.signal, documentMaxBytes: options.documents?.maxBytes });
+  return scrapeFetched(page, options);
 }

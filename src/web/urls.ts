@@ -45,3 +45,14 @@ export function looksLikePage(url: string): boolean {
     return false;
   }
 }
+
+/** Links to the documents a crawl reads as pages (PDF, Word); their bytes decide in the end. */
+const DOCUMENT = /\.(?:pdf|docx)$/i;
+
+export function looksLikeDocument(url: string): boolean {
+  try {
+    return DOCUMENT.test(new URL(url).pathname);
+  } catch {
+    return false;
+  }
+}

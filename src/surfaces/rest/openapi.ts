@@ -18,6 +18,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'No such job, content or transcript',
   413: 'The request body or the upstream media is too large',
   415: 'The target answered with content this operation cannot read',
+  422: 'A PDF or Word document could not be read: damaged, password-protected, too slow or large to read, or scanned without a text layer',
   429: 'The per-minute request rate of the plan is used up (RATE_LIMIT_EXCEEDED)',
   500: 'A defect in Gleaner; the request id identifies it in the server log',
   502: 'The upstream answered with an error, or its reply is no longer understood',
@@ -30,7 +31,7 @@ function errorStatuses(operation: AnyOperation): number[] {
   const statuses = new Set([400, 401, 429, 500]);
   if (operation.plan !== 'Free' || operation.cost !== 0) statuses.add(402);
   if (operation.name === 'job_status') statuses.add(404);
-  if (operation.openWorld ?? true) for (const status of [403, 404, 413, 415, 502, 503, 504]) statuses.add(status);
+  if (operation.openWorld ?? true) for (const status of [403, 404, 413, 415, 422, 502, 503, 504]) statuses.add(status);
   return [...statuses].sort((a, b) => a - b);
 }
 

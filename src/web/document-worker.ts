@@ -1,0 +1,44 @@
+/**
+ * The body of a document thread (see document-pool.ts): one PDF or Word file in, its page or its
+ * metadata out. Failures come back as values: an Error crossing the thread boundary loses its kind.
+ */
+import type { Metadata } from '../platforms/types.js';
+import type { DocumentType } from './document-type.js';
+import type { ContentFormat, ExtractedPage } from './extract.js';
+import { DocumentUnreadable, type DocumentInfo, type ReadDocument } from './document-read.js';
+import { documentMetadata, renderDocument } from './document-render.js';
+import { readPdf, readPdfInfo } from './pdf.js';
+import { readDocx, readDocxInfo } from './docx.js';
+
+// stdout carries the MCP protocol in stdio mode, and a worker's console writes to the process's
+// stdout: anything the libraries print goes to stderr instead.
+console.log = console.info = console.debug = console.error;
+
+export interface DocumentTask {
+  type: DocumentType;
+  bytes: Uint8Array;
+  url: string;
+  /** A page in this format, or the metadata alone. */
+  want: ContentFormat | 'metadata';
+}
+
+/** `unreadable`: the document's fault (CONTENT_UNREADABLE); otherwise a defect in Gleaner. */
+export type DocumentOutcome = { ok: true; page: ExtractedPage } | { ok: true; metadata: Metadata } | { ok: false; unreadable: boolean; message: string };
+
+async function info(task: DocumentTask): Promise<DocumentInfo> {
+  return task.type === 'pdf' ? readPdfInfo(task.bytes, task.url) : readDocxInfo(Buffer.from(task.bytes), task.url);
+}
+
+async function read(task: DocumentTask): Promise<ReadDocument> {
+  return task.type === 'pdf' ? readPdf(task.bytes, task.url) : readDocx(Buffer.from(task.bytes), task.url);
+}
+
+export default async function readDocumentTask(task: DocumentTask): Promise<DocumentOutcome> {
+  try {
+    if (task.want === 'metadata') return { ok: true, metadata: documentMetadata(task.url, task.type, await info(task)) };
+    return { ok: true, page: renderDocument(await read(task), task.type, task.url, task.want) };
+  } catch (error) {
+    if (error instanceof DocumentUnreadable) return { ok: false, unreadable: true, message: error.message };
+    return { ok: false, unreadable: false, message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * A Word document (.docx) as HTML through mammoth's convertToHtml (its markdown output is
+ * deprecated), so the project's own converters make every format of it; its title, author and
+ * dates from the package's core properties (docProps/core.xml).
+ */
+import mammoth from 'mammoth';
+import { parseDocument } from './dom.js';
+import { DocumentUnreadable, type DocumentInfo, type ReadDocument } from './document-read.js';
+import { normalizeUrl } from './urls.js';
+import { readZipEntry, zipEntries } from './zip.js';
+
+/** The declared size of the document's XML parts beyond which it is refused (a ZIP bomb, not a document). */
+const MAX_XML_BYTES = 256 * 1024 * 1024;
+const MAX_CORE_PROPERTIES_BYTES = 1024 * 1024;
+
+/** Word's Title and Subtitle paragraph styles as headings (mammoth keeps them as plain paragraphs). */
+const STYLE_MAP = ["p[style-name='Title'] => h1:fresh", "p[style-name='Subtitle'] => h2:fresh"];
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+function xmlText(value: string): string {
+  return value.replace(/&(?:#x([0-9a-f]+)|#(\d+)|(\w+));/gi, (whole, hex: string, dec: string, name: string) =>
+    hex ? String.fromCodePoint(parseInt(hex, 16)) : dec ? String.fromCodePoint(Number(dec)) : (ENTITIES[name] ?? whole),
+  );
+}
+
+function coreProperties(xml: string | null): DocumentInfo {
+  const field = (tag: string) => {
+    const match = xml?.match(new RegExp(`<${tag}(?:\\s[^>]*)?>([^<]*)</${tag}>`));
+    const text = match ? xmlText(match[1]).replace(/\s+/g, ' ').trim() : '';
+    return text || null;
+  };
+  const created = field('dcterms:created');
+  const date = created ? new Date(created) : null;
+  return {
+    title: field('dc:title'),
+    author: field('dc:creator'),
+    subject: field('dc:subject') ?? field('dc:description'),
+    keywords: (field('cp:keywords') ?? '').split(/[,;]/).map((k) => k.trim()).filter(Boolean),
+    created: date && !Number.isNaN(date.getTime()) ? date.toISOString() : null,
+    language: field('dc:language'),
+  };
+}
+
+function entriesOf(bytes: Buffer, url: string) {
+  const entries = zipEntries(bytes);
+  if (!entries?.some((entry) => entry.name === 'word/document.xml')) {
+    throw new DocumentUnreadable(`${url} is not a readable Word document: it is damaged or not a .docx package.`);
+  }
+  const xmlBytes = entries.filter((entry) => entry.name.endsWith('.xml')).reduce((sum, entry) => sum + entry.size, 0);
+  if (xmlBytes > MAX_XML_BYTES) {
+    throw new DocumentUnreadable(`${url} unpacks to ${Math.round(xmlBytes / 1024 / 1024)} MB of XML, more than Gleaner reads (${MAX_XML_BYTES / 1024 / 1024} MB).`);
+  }
+  return entries;
+}
+
+export function readDocxInfo(bytes: Buffer, url: string): DocumentInfo {
+  const entries = entriesOf(bytes, url);
+  return coreProperties(readZipEntry(bytes, entries, 'docProps/core.xml', MAX_CORE_PROPERTIES_BYTES)?.toString('utf8') ?? null);
+}
+
+export async function readDocx(bytes: Buffer, url: string): Promise<ReadDocument> {
+  const info = readDocxInfo(bytes, url);
+  let html: string;
+  try {
+    // Images become their alt text: the bytes are never read, and no base64 floods the reply.
+    const result = await mammoth.convertToHtml({ buffer: bytes }, { styleMap: STYLE_MAP, convertImage: mammoth.images.imgElement(async () => ({ src: '' })) });
+    html = result.value;
+  } catch (error) {
+    throw new DocumentUnreadable(`${url} could not be read as a Word document (${(error as Error)?.message ?? String(error)}).`);
+  }
+  if (!html.replace(/<[^>]*>/g, '').trim()) throw new DocumentUnreadable(`${url} is a Word document without any text.`);
+  const links = new Set<string>();
+  for (const anchor of parseDocument(`<body>${html}</body>`).querySelectorAll('a[href]')) {
+    const href = anchor.getAttribute('href') ?? '';
+    const link = href.startsWith('#') ? null : normalizeUrl(href, url);
+    if (link) links.add(link);
+  }
+  return { info, parts: [html], links: [...links] };
+}
