@@ -185,10 +185,14 @@ describe('YouTube', () => {
     timedtext = () => 403;
     const s = await server({ GLEANER_YOUTUBE_CLIENTS: 'VISIONOS,ANDROID' });
     const key = await s.createKey('Free', { credits: 10 });
+    const mark = replay.requests.length;
     const reply = await s.request('GET', '/v1/youtube/transcript?video_id=kX3nB4PpJko', { apiKey: key });
     expect(reply.status, JSON.stringify(reply.body)).toBe(503);
     expect(reply.body.error.code).toBe('UPSTREAM_BLOCKED');
     expect(reply.body.error.message).toContain('GLEANER_PROXY_URL_YOUTUBE');
+    expect(reply.body.error.message).toContain('VISIONOS, ANDROID');
+    // Each client's track was tried once before giving up.
+    expect(replay.requests.slice(mark).filter((r) => r.path === '/api/timedtext')).toHaveLength(2);
     expect(await credits(s, key)).toBe(10);
   });
 
