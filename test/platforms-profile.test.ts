@@ -229,6 +229,20 @@ describe('what YouTube is sent', () => {
     expect(ios.headers['user-agent']).toBe(BUILTIN_PROFILE.youtube.clients.IOS.userAgent);
   });
 
+  it('WEB requests (metadata) carry the profile\'s desktop browser, not youtubei.js\'s random older Chrome', async () => {
+    const s = await server({});
+    const key = await s.createKey('Free', { credits: 10 });
+    const mark = replay.requests.length;
+    const reply = await s.request('GET', `/v1/metadata?url=${encodeURIComponent('https://www.youtube.com/watch?v=kX3nB4PpJko')}`, { apiKey: key });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    const web = replay.requests.slice(mark).filter((r) => r.method === 'POST');
+    expect(web.length).toBeGreaterThan(0);
+    for (const request of web) {
+      expect(request.headers['user-agent']).toBe(BUILTIN_PROFILE.browsers.desktop.userAgent);
+      expect((JSON.parse(request.body) as { context: { client: { clientVersion: string } } }).context.client.clientVersion).toBe(BUILTIN_PROFILE.youtube.clients.WEB.clientVersion);
+    }
+  });
+
   it('the PO-token path\'s c= is the clientName the client really sent (IOS)', async () => {
     const s = await server({ GLEANER_YOUTUBE_CLIENTS: 'IOS', GLEANER_YOUTUBE_POT_PROVIDER_URL: provider.url });
     const key = await s.createKey('Free', { credits: 10 });

@@ -45,9 +45,11 @@ export function withClientProfile(profile: PlatformProfile, body: Uint8Array, he
   const client = json?.context?.client;
   const entry = typeof client?.clientName === 'string' ? profileClientFor(profile, client.clientName) : undefined;
   if (!client || !entry) return { body, headers };
+  // The web clients are a browser: without a user agent of their own they are the profile's desktop browser.
+  const agent = entry.userAgent ?? (entry.clientName.startsWith('WEB') ? profile.browsers.desktop.userAgent : undefined);
   client.clientName = entry.clientName;
   client.clientVersion = entry.clientVersion;
-  if (entry.userAgent) client.userAgent = entry.userAgent;
+  if (agent) client.userAgent = agent;
   const device = entry.device;
   if (device.make) client.deviceMake = device.make;
   if (device.model) client.deviceModel = device.model;
@@ -55,6 +57,6 @@ export function withClientProfile(profile: PlatformProfile, body: Uint8Array, he
   if (device.osVersion) client.osVersion = device.osVersion;
   if (device.androidSdkVersion) client.androidSdkVersion = device.androidSdkVersion;
   const rewritten: Record<string, string> = { ...headers, 'x-youtube-client-name': String(entry.clientNameId), 'x-youtube-client-version': entry.clientVersion };
-  if (entry.userAgent) rewritten['user-agent'] = entry.userAgent;
+  if (agent) rewritten['user-agent'] = agent;
   return { body: new Uint8Array(Buffer.from(JSON.stringify(json), 'utf8')), headers: rewritten };
 }

@@ -14,6 +14,7 @@ import { GleanerError, isGleanerError } from '../../errors.js';
 import type { HttpClient } from '../../net/http.js';
 import { botCheckError, changedError, htmlRefusal } from './refusals.js';
 import { profileOf } from '../profile.js';
+import { userAgent } from '../browser.js';
 import { withClientProfile } from './client-profile.js';
 
 Log.setLevel(Log.Level.NONE);
@@ -31,6 +32,8 @@ export function innertube(http: HttpClient): Promise<Innertube> {
       retrieve_innertube_config: false,
       lang: 'en',
       location: 'US',
+      // youtubei.js would pick a random Chrome of its release; the profile's is current.
+      user_agent: userAgent(http),
     });
     // A failed start (it makes no request, so it should not) must not poison later calls.
     client.catch(() => clients.delete(http));
