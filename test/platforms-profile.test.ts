@@ -89,6 +89,11 @@ describe('the profile as configuration', () => {
     expect(() => config({ GLEANER_PLATFORM_PROFILE: path.join(tmp, 'missing.json') })).toThrow(/GLEANER_PLATFORM_PROFILE: cannot read/);
   });
 
+  it('GLEANER_YOUTUBE_CLIENTS may name any client the profile describes; another is an error naming the variable', () => {
+    expect(config({ GLEANER_YOUTUBE_CLIENTS: 'TV,WEB_EMBEDDED,MWEB' }).platformProfile.youtube.order.captions).toEqual(['TV', 'WEB_EMBEDDED', 'MWEB']);
+    expect(() => config({ GLEANER_YOUTUBE_CLIENTS: 'VISIONOS,PALM_PILOT' })).toThrow(/GLEANER_YOUTUBE_CLIENTS: youtube\.order\.captions\.1: names "PALM_PILOT"/);
+  });
+
   it('a malformed profile stops `gleaner serve` with the field named, before it listens', async () => {
     const file = writeJson('serve-bad.json', { youtube: { clients: { ANDROID: { clientVersion: 21 } } } });
     const run = await cli(['serve'], { GLEANER_PLATFORM_PROFILE: file });
@@ -241,6 +246,18 @@ describe('what YouTube is sent', () => {
       expect(request.headers['user-agent']).toBe(BUILTIN_PROFILE.browsers.desktop.userAgent);
       expect((JSON.parse(request.body) as { context: { client: { clientVersion: string } } }).context.client.clientVersion).toBe(BUILTIN_PROFILE.youtube.clients.WEB.clientVersion);
     }
+  });
+
+  it('a client whose captions the profile marks as wanting a PO token (WEB) gets one from the provider even when its URL is unmarked', async () => {
+    const s = await server({ GLEANER_YOUTUBE_CLIENTS: 'WEB', GLEANER_YOUTUBE_POT_PROVIDER_URL: provider.url });
+    const key = await s.createKey('Free', { credits: 10 });
+    const mark = replay.requests.length;
+    const reply = await s.request('GET', '/v1/youtube/transcript?video_id=kX3nB4PpJko', { apiKey: key });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    const caption = new URL(replay.requests.slice(mark).find((r) => r.path === '/api/timedtext')!.url, 'http://x');
+    expect(caption.searchParams.get('exp')).toBeNull();
+    expect(caption.searchParams.get('pot')).toBe('test-pot');
+    expect(caption.searchParams.get('c')).toBe('WEB');
   });
 
   it('the PO-token path\'s c= is the clientName the client really sent (IOS)', async () => {

@@ -71,6 +71,36 @@ export const BUILTIN_PROFILE: PlatformProfile = {
         poToken: { captions: true, streams: true },
         checked: YT_DLP_CLIENTS,
       },
+      // Not in the default orders; described so that an operator may list them (GLEANER_YOUTUBE_CLIENTS).
+      TV: {
+        clientName: 'TVHTML5',
+        clientNameId: 7,
+        clientVersion: '7.20260707.07.00',
+        userAgent: 'Mozilla/5.0 (ChromiumStylePlatform) Cobalt/25.lts.30.1034943-gold (unlike Gecko), Unknown_TV_Unknown_0/Unknown (Unknown, Unknown)',
+        device: {},
+        urlClientName: 'TVHTML5',
+        poToken: { captions: false, streams: false },
+        checked: YT_DLP_CLIENTS,
+      },
+      MWEB: {
+        clientName: 'MWEB',
+        clientNameId: 2,
+        clientVersion: '2.20260708.05.00',
+        userAgent: 'Mozilla/5.0 (iPad; CPU OS 16_7_10 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1,gzip(gfe)',
+        device: {},
+        urlClientName: 'MWEB',
+        poToken: { captions: false, streams: true },
+        checked: YT_DLP_CLIENTS,
+      },
+      WEB_EMBEDDED: {
+        clientName: 'WEB_EMBEDDED_PLAYER',
+        clientNameId: 56,
+        clientVersion: '2.20260708.00.00',
+        device: {},
+        urlClientName: 'WEB_EMBEDDED_PLAYER',
+        poToken: { captions: false, streams: false },
+        checked: YT_DLP_CLIENTS,
+      },
     },
     order: {
       // yt-dlp's default is visionos then web (2026-08-18); ANDROID and IOS in between read what VISIONOS refuses.

@@ -68,8 +68,13 @@ export function loadPlatformProfile(sources: ProfileSources = {}): PlatformProfi
   const parsed = platformProfileSchema.safeParse(merged);
   if (!parsed.success) {
     const origin = sources.file ? `GLEANER_PLATFORM_PROFILE (${sources.file})` : 'the platform profile';
-    const lines = parsed.error.issues.map((issue) => `${issue.path.join('.') || '(top level)'}: ${issue.message}`);
-    throw new ProfileError(`${origin}: ${lines.join('; ')}`);
+    const lines = parsed.error.issues.map((issue) => {
+      const field = issue.path.join('.') || '(top level)';
+      // A shorthand's value is named by its variable, not by a file it did not come from.
+      const by = sources.youtubeClients && field.startsWith('youtube.order.') ? 'GLEANER_YOUTUBE_CLIENTS' : origin;
+      return `${by}: ${field}: ${issue.message}`;
+    });
+    throw new ProfileError(lines.join('; '));
   }
   return parsed.data;
 }

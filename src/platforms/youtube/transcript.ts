@@ -204,15 +204,17 @@ async function fromTracks(
 
 /** The caption URL ready to fetch: with a PO token where it wants one and a provider is configured, else undefined. */
 async function signedUrl(deps: TranscriptDeps, client: InnerTubeClient, videoId: string, url: string, failures: ClientFailures): Promise<string | undefined> {
-  if (!needsPoToken(url)) return url;
   const provider = deps.youtube?.poTokenProvider;
+  const profiled = profileOf(deps.http).youtube.clients[client];
+  // A client whose captions the profile says want a token gets one whenever a provider can mint it, marked or not.
+  if (!needsPoToken(url) && !(provider && profiled?.poToken.captions && !new URL(url, 'https://www.youtube.com').searchParams.get('pot'))) return url;
   if (!provider) {
     failures.poToken.push(client);
     return undefined;
   }
   const token = await fetchPoToken(deps.http, provider, videoId, deps.http.egress.currentProxy('youtube'));
   // The c= of the URL is the name the client really sends (IOS, not youtubei.js's iOS).
-  return withPoToken(url, token, profileOf(deps.http).youtube.clients[client]?.urlClientName ?? client);
+  return withPoToken(url, token, profiled?.urlClientName ?? client);
 }
 
 /**
