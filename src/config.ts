@@ -69,7 +69,6 @@ const schema = z.object({
   GLEANER_FFPROBE_PATH: z.string().min(1).default('ffprobe'),
   /** Largest media file downloaded for transcription. */
   GLEANER_MEDIA_MAX_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024 * 1024),
-  /** Longest media transcribed, in minutes. */
   /**
    * Shorthands for single entries of the platform profile (GLEANER_PLATFORM_PROFILE): X's bearer token
    * and TweetResultByRestId query id, Instagram's logged-out post query doc_id. Unset: the profile's.
@@ -79,6 +78,7 @@ const schema = z.object({
   GLEANER_INSTAGRAM_DOC_ID: z.string().regex(/^\d+$/).optional(),
   /** A JSON file deep-merged over the built-in platform profile (client versions, identities, ids); see docs/platform-profile.md. */
   GLEANER_PLATFORM_PROFILE: z.string().min(1).optional(),
+  /** Longest media transcribed, in minutes. */
   GLEANER_MEDIA_MAX_MINUTES: z.coerce.number().min(1).max(24 * 60).default(240),
   GLEANER_LLM_URL: httpUrl.optional(),
   GLEANER_LLM_API_KEY: z.string().min(1).optional(),
