@@ -107,6 +107,8 @@ describe('YouTube', () => {
     // The refusing exit: the same player replies, every caption download answered 429 (yt-dlp #13770).
     refusing.intercept = (request) => {
       if (request.path === '/api/timedtext') return { status: 429, type: 'text/html', body: '<html><body>Too Many Requests</body></html>' };
+      // Built by this test: googlevideo refusing this exit's audio downloads.
+      if (request.path.startsWith('/videoplayback')) return { status: 403, type: 'text/plain', body: 'Forbidden' };
       const body = request.path === '/youtubei/v1/player' ? players(request) : undefined;
       return body === undefined ? undefined : { body };
     };
@@ -157,12 +159,15 @@ describe('YouTube', () => {
     const s = await server({ GLEANER_YOUTUBE_CLIENTS: 'VISIONOS', GLEANER_PROXY_URL_YOUTUBE: `${proxyRefusing.url},${proxyClean.url}` });
     const key = await s.createKey('Free', { credits: 10 });
     const refusedMark = refusing.requests.length;
+    const cleanMark = replay.requests.length;
     const connects = proxyClean.connects.length;
     const reply = await s.request('GET', '/v1/youtube/transcript?video_id=kX3nB4PpJko', { apiKey: key });
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
     expect(reply.body.content[0]).toMatchObject({ text: FIRST_EN });
-    // The refusing exit played the video and refused its captions once; the clean exit got them on a new tunnel.
+    // The refusing exit played the video and refused its captions once; the clean exit, on a new tunnel,
+    // was asked for the player again (caption URLs are bound to the address that asked) and then the captions.
     expect(refusing.requests.slice(refusedMark).map((r) => r.path)).toEqual(['/youtubei/v1/player', '/api/timedtext']);
+    expect(replay.requests.slice(cleanMark).map((r) => `${r.path} ${r.client}`.trim())).toEqual(['/youtubei/v1/player VISIONOS', '/api/timedtext']);
     expect(proxyClean.connects.length).toBeGreaterThan(connects);
     expect(await credits(s, key)).toBe(9);
   });
@@ -209,6 +214,21 @@ describe('YouTube', () => {
     expect(asked).toContain('GET /videoplayback-android');
     // 50 seconds of audio: one started minute at 2 credits.
     expect(reply.headers.get('x-credits-used')).toBe('2');
+  }, 120_000);
+
+  it('an audio download refused to one exit is asked again from the next exit of the pool, player first', async () => {
+    players = (r) => (idOf(r) === 'dsMFmonKDD4' ? asClient(NO_CAPTIONS, 'ANDROID', '/videoplayback-android') : undefined);
+    const s = await server({ GLEANER_YOUTUBE_CLIENTS: 'ANDROID', GLEANER_PROXY_URL_YOUTUBE: `${proxyRefusing.url},${proxyClean.url}` });
+    const key = await s.createKey('Pro', { credits: 100 });
+    const refusedMark = refusing.requests.length;
+    const cleanMark = replay.requests.length;
+    const before = audio.requests.length;
+    const reply = await s.request('GET', '/v1/youtube/transcript?video_id=dsMFmonKDD4', { apiKey: key });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body).toMatchObject({ aiGenerated: true, videoId: 'dsMFmonKDD4' });
+    expect(refusing.requests.slice(refusedMark).map((r) => r.path)).toEqual(['/youtubei/v1/player', '/videoplayback-android']);
+    expect(replay.requests.slice(cleanMark).map((r) => `${r.path} ${r.client}`)).toEqual(['/youtubei/v1/player ANDROID']);
+    expect(audio.requests.slice(before).map((r) => r.split('?')[0])).toContain('GET /videoplayback-android');
   }, 120_000);
 
   it('every audio download refused: UPSTREAM_BLOCKED, nothing transcribed, free', async () => {

@@ -95,6 +95,12 @@ export class ExitBudget {
 }
 
 /**
+ * What `accept` returns when a download was refused and the exit moved: the client is asked again
+ * from the new exit (its URLs are bound to the address that asked for them).
+ */
+export const ASK_AGAIN: unique symbol = Symbol('ask this client again from the new exit');
+
+/**
  * Asks the clients in order until `accept` takes a playable reply. A blocked exit is not asked
  * again: with a proxy pool the same client is asked once more through the next proxy (a fresh
  * connection), and without one the next client is tried. Returns what each client said.
@@ -104,7 +110,7 @@ export async function throughClients<T>(
   yt: Innertube,
   videoId: string,
   clients: InnerTubeClient[],
-  accept: (outcome: Extract<PlayerOutcome, { kind: 'playable' }>) => Promise<T | undefined>,
+  accept: (outcome: Extract<PlayerOutcome, { kind: 'playable' }>) => Promise<T | typeof ASK_AGAIN | undefined>,
   exits: ExitBudget = new ExitBudget(http),
 ): Promise<{ result?: T; outcomes: PlayerOutcome[]; exits: number }> {
   const outcomes: PlayerOutcome[] = [];
@@ -120,6 +126,12 @@ export async function throughClients<T>(
     if (outcome.kind === 'refused' && /private|removed|terminated/i.test(outcome.reason)) break;
     if (outcome.kind !== 'playable') continue;
     const result = await accept(outcome);
+    if (result === ASK_AGAIN) {
+      // The earlier reply was this exit's: the one the new exit gets replaces it.
+      outcomes.pop();
+      i--;
+      continue;
+    }
     if (result !== undefined) return { result, outcomes, exits: exits.pool };
   }
   return { outcomes, exits: exits.pool };

@@ -16,7 +16,7 @@ import type { TranscriptResponse } from '../types.js';
 import type { Innertube, YT } from 'youtubei.js';
 import { parseCaptionBody, pickTrack, trackBodyUrl } from './captions.js';
 import { innertube } from './client.js';
-import { askPlayer, ExitBudget, noPlayerError, throughClients, youtubeClients, type InnerTubeClient, type PlayerOutcome } from './clients.js';
+import { ASK_AGAIN, askPlayer, ExitBudget, noPlayerError, throughClients, youtubeClients, type InnerTubeClient, type PlayerOutcome } from './clients.js';
 import { profileOf } from '../profile.js';
 import { fetchPoToken, needsPoToken, withPoToken } from './potoken.js';
 import { botCheckError, changedError, htmlRefusal, poTokenError } from './refusals.js';
@@ -154,7 +154,7 @@ async function fromTracks(
   captions: ReturnType<typeof captionTracks>,
   failures: ClientFailures,
   exits: ExitBudget,
-): Promise<StoredTranscript | undefined> {
+): Promise<StoredTranscript | typeof ASK_AGAIN | undefined> {
   const { tracks, defaultIndex, translationLanguages } = captions;
   const availableLangs = [...new Set(tracks.map((t) => t.languageCode))];
   const { track } = pickTrack(tracks, request.lang, defaultIndex)!;
@@ -171,20 +171,17 @@ async function fromTracks(
     );
   }
   const byYoutube = translateTo && track.isTranslatable && offered ? offered : undefined;
+  const url = await signedUrl(deps, client, request.videoId, trackBodyUrl(track, byYoutube), failures);
+  if (!url) return undefined;
   let segments: StoredSegment[] | undefined;
-  for (;;) {
-    // Signed again on each exit: a provider mints its token for the exit YouTube will see.
-    const url = await signedUrl(deps, client, request.videoId, trackBodyUrl(track, byYoutube), failures);
-    if (!url) return undefined;
-    try {
-      segments = await readTrack(deps.http, request.videoId, url);
-      break;
-    } catch (error) {
-      if (!(error instanceof RefusedDownload)) throw error;
-      if (exits.next()) continue;
-      failures.refused.push(client);
-      return undefined;
-    }
+  try {
+    segments = await readTrack(deps.http, request.videoId, url);
+  } catch (error) {
+    if (!(error instanceof RefusedDownload)) throw error;
+    // Refused to this exit: the same client from the next exit of the pool (fresh connection, fresh URLs), else the next client.
+    if (exits.next()) return ASK_AGAIN;
+    failures.refused.push(client);
+    return undefined;
   }
   if (!segments) {
     failures.empty.push(client);
@@ -282,18 +279,22 @@ async function withoutCaptions(
   const refused: string[] = [];
   let produced: StoredTranscript | undefined;
   let done = false;
-  for (const candidate of candidates) {
-    for (;;) {
+  for (const first of candidates) {
+    let candidate: typeof first | undefined = first;
+    while (candidate && !done) {
       try {
         produced = await deps.fallback({ videoId: request.videoId, durationSeconds: durationSeconds(candidate.info), lang: request.lang, audioUrl: candidate.url });
         done = true;
-        break;
       } catch (error) {
         if (!isRefusal(error)) throw error;
-        // The same URL from the next exit of the pool (a fresh connection), then the next client's.
-        if (exits.next()) continue;
-        refused.push(candidate.client);
-        break;
+        if (!exits.next()) {
+          refused.push(candidate.client);
+          break;
+        }
+        // The next exit of the pool (a fresh connection) asks this client again: its stream URLs are bound to the address that asked.
+        const again = await askPlayer(yt, request.videoId, candidate.client);
+        const url = again.kind === 'playable' ? audioStreamUrl(again.info) : undefined;
+        candidate = again.kind === 'playable' && url ? { client: candidate.client, url, info: again.info } : undefined;
       }
     }
     if (done) break;
