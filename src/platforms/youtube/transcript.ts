@@ -127,14 +127,11 @@ async function fetchTranscript(deps: TranscriptDeps, request: TranscriptRequest)
   const playable = outcomes.filter((o): o is Extract<PlayerOutcome, { kind: 'playable' }> => o.kind === 'playable');
   // Nobody would play it: the video's own refusal (private, age-restricted) says more than a block of this server.
   if (playable.length === 0) throw noPlayerError(outcomes, () => botCheckError(`the video ${request.videoId}`, { clients: orders.captions, exits }));
-  // Captions exist but every download of them was refused: this server is, not the video.
-  if (failures.refused.length > 0 && failures.poToken.length === 0 && failures.empty.length === 0) {
-    throw botCheckError(`the caption download for ${request.videoId}`, { clients: failures.refused, exits });
-  }
-  // Captions exist but none could be read: YouTube wants a PO token.
+  // Captions exist but none could be read: YouTube wants a PO token (the more actionable word where some were refused too).
   if (failures.poToken.length > 0 || failures.empty.length > 0) {
     throw poTokenError(request.videoId, [...new Set([...failures.poToken, ...failures.empty])], Boolean(deps.youtube?.poTokenProvider));
   }
+  // Captions exist but every download of them was refused, from every exit: this server is refused, not the video.
   if (failures.refused.length > 0) throw botCheckError(`the caption download for ${request.videoId}`, { clients: failures.refused, exits });
   return withoutCaptions(deps, request, yt, orders.audio, outcomes, budget);
 }
