@@ -393,7 +393,8 @@ describe('X, TikTok, Facebook, Instagram', () => {
       expect(reply.status, JSON.stringify(reply.body)).toBe(200);
       expect(reply.body).toMatchObject({ aiGenerated: true, platform: 'facebook' });
       expect(harness.upstream.requests).toContain(`GET ${audioUrl.pathname}`);
-    });
+      // Speech to text on a busy machine: more than the default 30 s may pass.
+    }, 120_000);
 
     it('without a manifest, takes the SD file of progressive_urls; with only HLS, the playlist', async () => {
       const key = await harness.server.createKey('Free', { credits: 10 });

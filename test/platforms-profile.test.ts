@@ -32,7 +32,7 @@ function cli(args: string[], env: Record<string, string>): Promise<{ code: numbe
     if (!(name in env)) delete full[name];
   }
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: full, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: full, timeout: 110_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -101,7 +101,7 @@ describe('the profile as configuration', () => {
     expect(run.stderr).toContain('GLEANER_PLATFORM_PROFILE');
     expect(run.stderr).toContain('youtube.clients.ANDROID.clientVersion');
     expect(run.stdout).not.toMatch(/listening/i);
-  }, 60_000);
+  }, 120_000);
 
   it('`gleaner profile --json` prints the merged profile, and that output saved and edited is a valid profile file', async () => {
     const first = await cli(['profile', '--json'], { GLEANER_X_TWEET_QUERY_ID: 'ShorthandId' });
@@ -117,7 +117,7 @@ describe('the profile as configuration', () => {
     const human = await cli(['profile'], {});
     expect(human.stdout).toContain(`Platform profile of ${BUILTIN_PROFILE.date}`);
     expect(human.stdout).toContain(BUILTIN_PROFILE.browsers.desktop.userAgent);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('identities', () => {
@@ -189,7 +189,7 @@ describe('what YouTube is sent', () => {
     pot.listen(0, '127.0.0.1');
     await once(pot, 'listening');
     provider = { url: `http://127.0.0.1:${(pot.address() as AddressInfo).port}`, close: () => new Promise((resolve) => pot.close(() => resolve())) };
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await Promise.all(servers.map((s) => s.close()));
@@ -280,7 +280,7 @@ describe('the doctor', () => {
     const report = JSON.parse(run.stdout) as { profile: { date: string; builtinDate: string; file: string | null }; checks: Array<{ name: string; status: string; detail: string }> };
     expect(report.profile).toMatchObject({ date: BUILTIN_PROFILE.date, builtinDate: BUILTIN_PROFILE.date, file: null });
     expect(report.checks.find((c) => c.name === 'platform-profile')?.detail).toContain(BUILTIN_PROFILE.date);
-  }, 60_000);
+  }, 120_000);
 
   it('warns when the built-in profile is older than 90 days, and names the way to refresh it', () => {
     const built = Date.parse(`${BUILTIN_PROFILE.date}T12:00:00Z`);
