@@ -12,7 +12,8 @@ import { Jobs } from './jobs/jobs.js';
 import { HttpClient, type Resolver } from './net/http.js';
 import { parseProxyList } from './net/egress.js';
 import { CookieJar } from './net/cookies.js';
-import { youtubeClients } from './platforms/youtube/clients.js';
+import { checkYoutubeProfile } from './platforms/youtube/clients.js';
+import { bindProfile } from './platforms/profile.js';
 import { Gate } from './gate/gate.js';
 import { OPERATIONS } from './operations/table.js';
 import { WebhookCourier } from './jobs/webhook-courier.js';
@@ -58,8 +59,8 @@ function storeOutageLogger(log: Logger, url: string | undefined): (error: Error)
 
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const log = options.logger ?? createLogger(config.GLEANER_LOG_LEVEL, config.GLEANER_LOG_FORMAT);
-  // An unknown InnerTube client name stops the start, naming it, rather than failing every transcript.
-  youtubeClients(config.GLEANER_YOUTUBE_CLIENTS);
+  // A profile client youtubei.js cannot build stops the start, naming it, rather than failing every transcript.
+  checkYoutubeProfile(config.platformProfile);
   const store =
     options.store ??
     (await openStore({ dataDir: config.GLEANER_DATA_DIR, storeUrl: config.GLEANER_STORE_URL, onRedisError: storeOutageLogger(log, config.GLEANER_STORE_URL) }));
@@ -91,6 +92,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     },
     cookies: config.GLEANER_COOKIES_FILE ? CookieJar.fromFile(config.GLEANER_COOKIES_FILE) : undefined,
   });
+  // Every platform request of this app follows the configured profile (client versions, identities, ids).
+  bindProfile(http, config.platformProfile);
   const chat = config.GLEANER_LLM_URL
     ? openAiChatModel(http, { baseUrl: config.GLEANER_LLM_URL, apiKey: config.GLEANER_LLM_API_KEY, model: config.GLEANER_LLM_MODEL })
     : undefined;

@@ -5,6 +5,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { loadPlatformProfile, ProfileError, type PlatformProfile } from './profile/load.js';
 
 /** A host and its subdomains, redirected to another origin (tests, mirrors). */
 export interface UpstreamOverride {
@@ -68,12 +69,16 @@ const schema = z.object({
   GLEANER_FFPROBE_PATH: z.string().min(1).default('ffprobe'),
   /** Largest media file downloaded for transcription. */
   GLEANER_MEDIA_MAX_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024 * 1024),
+  /**
+   * Shorthands for single entries of the platform profile (GLEANER_PLATFORM_PROFILE): X's bearer token
+   * and TweetResultByRestId query id, Instagram's logged-out post query doc_id. Unset: the profile's.
+   */
+  GLEANER_X_BEARER_TOKEN: z.string().min(20).optional(),
+  GLEANER_X_TWEET_QUERY_ID: z.string().regex(/^[A-Za-z0-9_-]+$/).optional(),
+  GLEANER_INSTAGRAM_DOC_ID: z.string().regex(/^\d+$/).optional(),
+  /** A JSON file deep-merged over the built-in platform profile (client versions, identities, ids); see docs/platform-profile.md. */
+  GLEANER_PLATFORM_PROFILE: z.string().min(1).optional(),
   /** Longest media transcribed, in minutes. */
-  /** X (Twitter): the bearer token of X's public web client, used to get a guest token; and the GraphQL query id of TweetResultByRestId, which X changes from time to time. */
-  GLEANER_X_BEARER_TOKEN: z.string().min(20).default('AAAAAAAAAAAAAAAAAAAAANRILgAAAAAAnNwIzUejRCOuH5E6I8xnZz4puTs%3D1Zv7ttfk8LF81IUq16cHjhLTvJu4FA33AGWWjCpTnA'),
-  GLEANER_X_TWEET_QUERY_ID: z.string().regex(/^[A-Za-z0-9_-]+$/).default('Vf8sA4N3s0aEqA_aKusEhw'),
-  /** Instagram: the doc_id of the logged-out post query (PolarisLoggedOutDesktopWWWPostRootContentQuery), which Instagram changes from time to time. */
-  GLEANER_INSTAGRAM_DOC_ID: z.string().regex(/^\d+$/).default('27130156389949648'),
   GLEANER_MEDIA_MAX_MINUTES: z.coerce.number().min(1).max(24 * 60).default(240),
   GLEANER_LLM_URL: httpUrl.optional(),
   GLEANER_LLM_API_KEY: z.string().min(1).optional(),
@@ -117,7 +122,7 @@ const schema = z.object({
   GLEANER_DOCUMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   /** Outbound requests in flight to one host at once (politeness; also bounds a crawl's concurrency). */
   GLEANER_HOST_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
-  /** InnerTube clients asked in order for caption tracks and audio (comma list, e.g. VISIONOS,ANDROID,IOS,WEB). */
+  /** InnerTube clients asked in order for caption tracks and audio (comma list, e.g. VISIONOS,ANDROID,IOS,WEB); a shorthand for the profile's youtube.order. */
   GLEANER_YOUTUBE_CLIENTS: z.string().min(1).optional(),
   /** An HTTP PO-token provider compatible with bgutil-ytdlp-pot-provider (e.g. http://127.0.0.1:4416). */
   GLEANER_YOUTUBE_POT_PROVIDER_URL: httpUrl.optional(),
@@ -133,7 +138,10 @@ const schema = z.object({
   GLEANER_WEBHOOK_SECRET: z.string().min(16).optional(),
 });
 
-export type Config = z.infer<typeof schema>;
+export type Config = z.infer<typeof schema> & {
+  /** The platform profile in force: built-in, GLEANER_PLATFORM_PROFILE and the shorthands merged and validated. */
+  platformProfile: PlatformProfile;
+};
 
 export class ConfigError extends Error {}
 
@@ -153,7 +161,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
-  return parsed.data;
+  const values = parsed.data;
+  try {
+    const platformProfile = loadPlatformProfile({
+      file: values.GLEANER_PLATFORM_PROFILE,
+      youtubeClients: values.GLEANER_YOUTUBE_CLIENTS,
+      xTweetQueryId: values.GLEANER_X_TWEET_QUERY_ID,
+      xBearerToken: values.GLEANER_X_BEARER_TOKEN,
+      instagramDocId: values.GLEANER_INSTAGRAM_DOC_ID,
+    });
+    return { ...values, platformProfile };
+  } catch (error) {
+    if (error instanceof ProfileError) throw new ConfigError(`Invalid configuration:\n  ${error.message}`);
+    throw error;
+  }
 }
 
 export function isLoopbackHost(host: string): boolean {

@@ -11,6 +11,7 @@ import { startTestServer, type TestServer } from './helpers/server.js';
 import { startChatServer, textOf } from './support/chat-server.js';
 import type { GeneratedMedia, MediaServer, SttServer } from './support/media.js';
 import { startPlatformHarness, type PlatformHarness } from './support/platform-harness.js';
+import { BUILTIN_PROFILE } from '../src/profile/load.js';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name), 'utf8');
@@ -246,7 +247,8 @@ describe('Instagram', () => {
 });
 
 describe('X', () => {
-  const QUERY = '/graphql/Vf8sA4N3s0aEqA_aKusEhw/TweetResultByRestId';
+  // The query id the built-in platform profile sends (X changes it; the profile follows).
+  const QUERY = `/graphql/${BUILTIN_PROFILE.x.tweetQueryId}/TweetResultByRestId`;
   const recorded = new Set(['1841206275088290279', '1848831595014459513', '1899954694652309701', '20']);
   const video = JSON.parse(fixture('x/TweetResultByRestId__1841206275088290279.json')).data.tweetResult.result.legacy.extended_entities.media[0].video_info;
   let activations = 0;

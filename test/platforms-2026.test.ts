@@ -12,6 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { TestServer } from './helpers/server.js';
 import type { GeneratedMedia, MediaServer, SttServer } from './support/media.js';
 import { startPlatformHarness, type PlatformHarness } from './support/platform-harness.js';
+import { BUILTIN_PROFILE } from '../src/profile/load.js';
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name), 'utf8');
@@ -37,7 +38,8 @@ const credits = (key: string) => harness.credits(key);
 const get = (pathAndQuery: string, key: string) => harness.get(pathAndQuery, key);
 
 describe('X: guest tokens, the syndication fallback', () => {
-  const QUERY = '/graphql/Vf8sA4N3s0aEqA_aKusEhw/TweetResultByRestId';
+  // The query id the built-in platform profile sends (X changes it; the profile follows).
+  const QUERY = `/graphql/${BUILTIN_PROFILE.x.tweetQueryId}/TweetResultByRestId`;
   const VIDEO = '1491475671058681863';
   const syndicationVideo = JSON.parse(fixture('x/syndication/mbedfx_syndication_tweet-result_video_1491475671058681863_2026-07.json'));
   let issued = 0;

@@ -10,6 +10,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { startMediaServer, type MediaServer } from './support/media.js';
+import { BUILTIN_PROFILE } from '../src/profile/load.js';
+
+/** The query id the built-in platform profile sends (X changes it; the profile follows). */
+const X_QUERY = `/graphql/${BUILTIN_PROFILE.x.tweetQueryId}/TweetResultByRestId`;
 
 const FIXTURES = path.join(import.meta.dirname, 'fixtures');
 const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name), 'utf8');
@@ -47,7 +51,7 @@ beforeAll(async () => {
 
   // Built by this test: no guest/activate.json reply is recorded; its documented shape.
   upstream.route('/1.1/guest/activate.json', () => ({ body: JSON.stringify({ guest_token: `19000000000000000${++activations}` }) }));
-  upstream.route('/graphql/Vf8sA4N3s0aEqA_aKusEhw/TweetResultByRestId', (url) => {
+  upstream.route(X_QUERY, (url) => {
     // Built by this test in X's error format: the logged-in session refused (no such body is recorded).
     if (JSON.parse(url.searchParams.get('variables')!).tweetId === '21') return { status: 401, body: JSON.stringify({ errors: [{ code: 32, message: 'Could not authenticate you.' }] }) };
     return { body: fixture('x/syndication/mbedfx_guest-graphql_TweetResultByRestId_20_2026-07.json') };
@@ -85,7 +89,7 @@ describe('X with login cookies', () => {
     const reply = await get(`/v1/metadata?url=${q('https://x.com/jack/status/20')}`, key);
     expect(reply.status, JSON.stringify(reply.body)).toBe(200);
     expect(reply.body).toMatchObject({ id: '20', author: { handle: 'jack' } });
-    const calls = logged('/graphql/Vf8sA4N3s0aEqA_aKusEhw/TweetResultByRestId');
+    const calls = logged(X_QUERY);
     expect(calls).toHaveLength(1);
     const headers = calls[0].headers;
     expect(headers['x-csrf-token']).toBe(CT0);
@@ -101,13 +105,13 @@ describe('X with login cookies', () => {
 
   it('refused cookies: one try, the syndication API, then UPSTREAM_BLOCKED saying the cookies may have expired', async () => {
     const key = await server.createKey('Free', { credits: 10 });
-    const before = logged('/graphql/Vf8sA4N3s0aEqA_aKusEhw/TweetResultByRestId').length;
+    const before = logged(X_QUERY).length;
     const reply = await get(`/v1/metadata?url=${q('https://x.com/biz/status/21')}`, key);
     expect(reply.status, JSON.stringify(reply.body)).toBe(503);
     expect(reply.body.error.code).toBe('UPSTREAM_BLOCKED');
     expect(reply.body.error.message).toContain('may have expired');
     expect(reply.body.error.message).not.toContain(CT0);
-    expect(logged('/graphql/Vf8sA4N3s0aEqA_aKusEhw/TweetResultByRestId').length - before).toBe(1);
+    expect(logged(X_QUERY).length - before).toBe(1);
     expect(logged('/tweet-result').length).toBeGreaterThan(0);
     expect(activations).toBe(0);
     expect((await server.request('GET', '/v1/me', { apiKey: key })).body.credits).toBe(10);

@@ -7,6 +7,23 @@ import type { Config } from '../config.js';
 import { createApp } from '../app.js';
 import { openStore } from '../store/store.js';
 import { checkEndpoint, checkStore, checkTool, DEFAULT_PROBES, probeUrl, type Check } from './doctor-checks.js';
+import { BUILTIN_PROFILE, profileAgeDays } from '../profile/load.js';
+
+/** The built-in profile older than this is worth refreshing: platforms retire client versions within months. */
+const PROFILE_MAX_AGE_DAYS = 90;
+
+/** The profile's date, and a warning when the built-in one is old. */
+export function profileCheck(config: Config, now = Date.now()): { check: Check; report: { date: string; builtinDate: string; builtinAgeDays: number; file: string | null } } {
+  const date = config.platformProfile.date;
+  const builtinAgeDays = profileAgeDays(BUILTIN_PROFILE.date, now);
+  const file = config.GLEANER_PLATFORM_PROFILE ?? null;
+  const where = file ? `profile of ${date} (${file} over the built-in one of ${BUILTIN_PROFILE.date})` : `built-in profile of ${date}`;
+  const old = builtinAgeDays > PROFILE_MAX_AGE_DAYS;
+  const detail = old
+    ? `The ${where}: the built-in profile is ${builtinAgeDays} days old (more than ${PROFILE_MAX_AGE_DAYS}); client versions and identities may be retired. Update Gleaner, or check the entries against their sources (gleaner profile) and override them with GLEANER_PLATFORM_PROFILE (docs/platform-profile.md).`
+    : `The ${where}, ${builtinAgeDays} days old.`;
+  return { check: { name: 'platform-profile', platform: 'local', status: old ? 'warn' : 'ok', detail }, report: { date, builtinDate: BUILTIN_PROFILE.date, builtinAgeDays, file } };
+}
 
 const PROBLEMS = new Set<Check['status']>(['blocked', 'changed', 'failed']);
 
@@ -14,6 +31,7 @@ export async function runDoctor(config: Config, args: string[]): Promise<number>
   const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean', default: false } }, allowPositionals: true });
   const urls = positionals.length > 0 ? positionals : DEFAULT_PROBES.map((probe) => probe.url);
   // The probes run over a scratch store, so a transcript cached by the server never hides a block.
+  const profile = profileCheck(config);
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-doctor-'));
   const app = await createApp(config, { store: await openStore({ dataDir: scratch }) });
   let checks: Check[];
@@ -29,13 +47,13 @@ export async function runDoctor(config: Config, args: string[]): Promise<number>
       // Platforms in parallel; within one URL, metadata then captions.
       Promise.all(urls.map((url) => probeUrl(app, url))),
     ]);
-    checks = [...locals, ...platforms.flat()];
+    checks = [profile.check, ...locals, ...platforms.flat()];
   } finally {
     await app.close();
     fs.rmSync(scratch, { recursive: true, force: true });
   }
   const ok = !checks.some((check) => PROBLEMS.has(check.status));
-  process.stdout.write(values.json ? `${JSON.stringify({ ok, checks }, null, 2)}\n` : table(checks, ok));
+  process.stdout.write(values.json ? `${JSON.stringify({ ok, profile: profile.report, checks }, null, 2)}\n` : table(checks, ok));
   return ok ? 0 : 1;
 }
 

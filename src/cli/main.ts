@@ -50,9 +50,20 @@ gleaner keys set-plan <id> <plan>
     usage: `gleaner doctor [--json] [URL ...]
   Probes one known public item per platform (or the URLs given) through Gleaner's own handlers, metadata
   then captions, without keys or credits, and the local parts: store, ffmpeg, ffprobe, speech-to-text and
-  language-model endpoints. Each check is ok, blocked, changed, failed or skipped; exits 0 only when none is
-  blocked, changed or failed. --json prints { "ok", "checks": [{ "name", "platform", "status", "detail" }] }.`,
+  language-model endpoints, and the platform profile's date (a warning when the built-in one is over 90 days
+  old). Each check is ok, warn, blocked, changed, failed or skipped; exits 0 only when none is blocked,
+  changed or failed. --json prints { "ok", "profile": { "date", "builtinDate", "builtinAgeDays", "file" },
+  "checks": [{ "name", "platform", "status", "detail" }] }.`,
     load: async () => (await import('./doctor.js')).runDoctor,
+  },
+  profile: {
+    summary: 'the platform profile in force (client versions, browser identities, ids)',
+    usage: `gleaner profile [--json]
+  Prints the platform profile in force: the built-in one with GLEANER_PLATFORM_PROFILE and the shorthand
+  variables (GLEANER_YOUTUBE_CLIENTS, GLEANER_X_TWEET_QUERY_ID, GLEANER_INSTAGRAM_DOC_ID) merged over it, each
+  entry with the date and public source it was last checked against. --json prints the whole profile, which,
+  saved and edited, is a valid GLEANER_PLATFORM_PROFILE file (docs/platform-profile.md).`,
+    load: async () => (await import('./profile.js')).runProfile,
   },
   worker: {
     summary: 'works queued jobs only (needs GLEANER_STORE_URL=redis://...)',

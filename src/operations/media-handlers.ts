@@ -112,10 +112,10 @@ function platformHandler(platform: Metadata['platform'], matches: (url: URL) => 
 
 export const tiktokHandler = platformHandler('tiktok', (url) => Boolean(parseTikTokUrl(url)), (url, ctx) => fetchTikTok(ctx.services.http, url, ctx.signal));
 
-export const instagramHandler = platformHandler('instagram', (url) => Boolean(parseInstagramUrl(url)), (url, ctx) => fetchInstagram(ctx.services.http, url, { docId: ctx.services.config.GLEANER_INSTAGRAM_DOC_ID }, ctx.signal));
+export const instagramHandler = platformHandler('instagram', (url) => Boolean(parseInstagramUrl(url)), (url, ctx) => fetchInstagram(ctx.services.http, url, ctx.signal));
 
 export const xHandler = platformHandler('x', (url) => Boolean(parseXUrl(url)), (url, ctx) =>
-  fetchXPost(ctx.services.http, url, { bearerToken: ctx.services.config.GLEANER_X_BEARER_TOKEN, queryId: ctx.services.config.GLEANER_X_TWEET_QUERY_ID }, ctx.signal),
+  fetchXPost(ctx.services.http, url, ctx.signal),
 );
 
 export const facebookHandler = platformHandler('facebook', (url) => Boolean(parseFacebookUrl(url)), (url, ctx) => fetchFacebook(ctx.services.http, url, ctx.signal));

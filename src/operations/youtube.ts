@@ -36,7 +36,7 @@ function transcriptDeps(ctx: OperationContext, aiTranslation: boolean, captionsO
     http: ctx.services.http,
     store: ctx.services.store,
     fallback: captionsOnly ? undefined : youtubeTranscriptHooks.fallback?.(ctx),
-    youtube: { clients: ctx.services.config.GLEANER_YOUTUBE_CLIENTS, poTokenProvider: ctx.services.config.GLEANER_YOUTUBE_POT_PROVIDER_URL },
+    youtube: { poTokenProvider: ctx.services.config.GLEANER_YOUTUBE_POT_PROVIDER_URL },
     ...(aiTranslation ? { translator: aiTranslator(ctx) } : {}),
   };
 }

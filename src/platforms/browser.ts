@@ -4,17 +4,39 @@
  */
 import type { FetchResponse, HttpClient } from '../net/http.js';
 import { GleanerError } from '../errors.js';
+import { profileOf } from './profile.js';
 
-export const DESKTOP_HEADERS: Record<string, string> = {
-  'user-agent': 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
-  accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
-  'accept-language': 'en-US,en;q=0.9',
-};
+export type BrowserKind = 'desktop' | 'mobile';
 
-export const MOBILE_HEADERS: Record<string, string> = {
-  ...DESKTOP_HEADERS,
-  'user-agent': 'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
-};
+/**
+ * The headers of a top-level page navigation by the profile's browser: its user agent with the
+ * client hints and Sec-Fetch-* metadata that belong to it (a Chrome UA without them, or a stale
+ * one, is what the platforms' bot defences turn away first).
+ */
+export function pageHeaders(http: HttpClient, kind: BrowserKind = 'desktop'): Record<string, string> {
+  const identity = profileOf(http).browsers[kind];
+  return { ...identity.headers, 'user-agent': identity.userAgent };
+}
+
+/** The profile browser's user agent alone, for API and media requests (which are not navigations). */
+export function userAgent(http: HttpClient, kind: BrowserKind = 'desktop'): string {
+  return profileOf(http).browsers[kind].userAgent;
+}
+
+/** The language the page requests ask for, for API requests made on the page's behalf. */
+export function acceptLanguage(http: HttpClient): string {
+  return profileOf(http).browsers.desktop.headers['accept-language'] ?? 'en-US,en;q=0.9';
+}
+
+/** The post with the profile's desktop user agent on its media and caption requests (the adapters that read without a client set only the Referer). */
+export function withUserAgent<T extends { media?: { headers?: Record<string, string> }; captionHeaders?: Record<string, string> }>(http: HttpClient, post: T): T {
+  const agent = { 'user-agent': userAgent(http) };
+  return {
+    ...post,
+    ...(post.media ? { media: { ...post.media, headers: { ...agent, ...post.media.headers } } } : {}),
+    ...(post.captionHeaders ? { captionHeaders: { ...agent, ...post.captionHeaders } } : {}),
+  };
+}
 
 /** GET a platform page or API; 404/410 is CONTENT_NOT_FOUND, 401/403/451 CONTENT_UNAVAILABLE, 429 UPSTREAM_BLOCKED, other errors UPSTREAM_ERROR. */
 export async function fetchPlatform(
@@ -23,7 +45,7 @@ export async function fetchPlatform(
   what: string,
   options: { headers?: Record<string, string>; signal?: AbortSignal; method?: 'GET' | 'POST'; body?: string } = {},
 ): Promise<FetchResponse> {
-  const response = await http.fetch(url, { headers: options.headers ?? DESKTOP_HEADERS, signal: options.signal, method: options.method, body: options.body });
+  const response = await http.fetch(url, { headers: options.headers ?? pageHeaders(http), signal: options.signal, method: options.method, body: options.body });
   if (response.status === 404 || response.status === 410) throw new GleanerError('CONTENT_NOT_FOUND', `${what} does not exist (${new URL(url).host} answered ${response.status}).`);
   if (response.status === 401 || response.status === 403 || response.status === 451) {
     throw new GleanerError('CONTENT_UNAVAILABLE', `${what} is not viewable without logging in, or not in this region (${new URL(url).host} answered ${response.status}).`);

@@ -18,7 +18,7 @@ export interface PlatformHarness {
   close: () => Promise<void>;
 }
 
-export async function startPlatformHarness(options: { hosts: string[]; chunkSeconds: number }): Promise<PlatformHarness> {
+export async function startPlatformHarness(options: { hosts: string[]; chunkSeconds: number; env?: Record<string, string> }): Promise<PlatformHarness> {
   const media = generateMedia();
   const [upstream, stt] = await Promise.all([startMediaServer(), startSttServer()]);
   const server = await startTestServer({
@@ -26,6 +26,7 @@ export async function startPlatformHarness(options: { hosts: string[]; chunkSeco
       GLEANER_STT_URL: stt.url,
       GLEANER_STT_CHUNK_SECONDS: String(options.chunkSeconds),
       GLEANER_UPSTREAM_OVERRIDES: options.hosts.map((h) => `${h}=${upstream.origin}`).join(','),
+      ...options.env,
     },
   });
   return {

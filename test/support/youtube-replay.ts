@@ -33,6 +33,9 @@ export interface ReplayRequest {
   url: string;
   /** The InnerTube client of a POST (upper case: VISIONOS, ANDROID, IOS, WEB), else ''. */
   client: string;
+  /** The request body as sent (InnerTube JSON: the context and client identity Gleaner sent). */
+  body: string;
+  headers: http.IncomingHttpHeaders;
 }
 
 /** A reply a test makes up for one request (see YoutubeReplay.intercept). */
@@ -205,7 +208,7 @@ export async function startYoutubeReplay(): Promise<YoutubeReplay> {
         key = `${req.method} ${url.pathname}`;
         answer = { status: 404, type: 'text/plain', body: 'not recorded' };
       }
-      const recorded: ReplayRequest = { method: req.method ?? 'GET', path: url.pathname, key, url: `${url.pathname}${url.search}`, client: req.method === 'POST' ? clientOf(body) : '' };
+      const recorded: ReplayRequest = { method: req.method ?? 'GET', path: url.pathname, key, url: `${url.pathname}${url.search}`, client: req.method === 'POST' ? clientOf(body) : '', body, headers: req.headers };
       const made = replay.intercept?.(recorded);
       if (made) answer = { status: made.status ?? 200, type: made.type ?? 'application/json; charset=UTF-8', body: made.body };
       requests.push(recorded);

@@ -9,7 +9,7 @@ import type { HttpClient } from '../../net/http.js';
 import { GleanerError } from '../../errors.js';
 import type { Metadata } from '../types.js';
 import type { PlatformPost } from '../post.js';
-import { DESKTOP_HEADERS, fetchPlatform, titleFrom } from '../browser.js';
+import { fetchPlatform, titleFrom, userAgent } from '../browser.js';
 import { blocked } from '../refusal.js';
 import { parseDashManifest } from '../../media/dash.js';
 import { parseFacebookUrl, type FacebookRef } from './url.js';
@@ -24,7 +24,7 @@ function wwwUrl(ref: FacebookRef, url: URL): string {
   return `https://www.facebook.com/watch/?v=${ref.id}`;
 }
 
-/** The audio-only DASH representation when the manifest has one (speech needs no picture), else the SD MP4. */
+/** The audio-only DASH representation when the manifest has one (speech needs no picture), else the SD MP4, else an HLS playlist. */
 function speechSource(video: RelayVideo, pageUrl: string): string | undefined {
   if (video.dashXml) {
     try {
@@ -34,7 +34,7 @@ function speechSource(video: RelayVideo, pageUrl: string): string | undefined {
       /* an unreadable manifest: the progressive file will do */
     }
   }
-  return video.progressive[0];
+  return video.progressive[0] ?? video.hls[0];
 }
 
 function metadataOf(video: RelayVideo): Metadata {
@@ -57,7 +57,7 @@ function metadataOf(video: RelayVideo): Metadata {
 export async function fetchFacebook(http: HttpClient, url: URL, signal?: AbortSignal): Promise<PlatformPost> {
   const ref = parseFacebookUrl(url);
   if (!ref) throw new GleanerError('UNSUPPORTED_URL', `${url} is not a Facebook video URL.`);
-  const page = await fetchPlatform(http, wwwUrl(ref, url), 'The Facebook video', { headers: DESKTOP_HEADERS, signal });
+  const page = await fetchPlatform(http, wwwUrl(ref, url), 'The Facebook video', { signal });
   const finalUrl = new URL(page.url);
   if (/^\/checkpoint/.test(finalUrl.pathname)) throw blocked('facebook', 'it answered with a security checkpoint instead of the video');
   const id = ref.id ?? parseFacebookUrl(finalUrl)?.id;
@@ -71,7 +71,7 @@ export async function fetchFacebook(http: HttpClient, url: URL, signal?: AbortSi
       throw error;
     }
   }
-  const headers = { referer: 'https://www.facebook.com/', 'user-agent': DESKTOP_HEADERS['user-agent'] };
+  const headers = { referer: 'https://www.facebook.com/', 'user-agent': userAgent(http) };
   const mediaUrl = speechSource(video, page.url);
   return {
     metadata: metadataOf(video),

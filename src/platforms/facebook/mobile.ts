@@ -9,7 +9,7 @@ import type { HttpClient } from '../../net/http.js';
 import { GleanerError } from '../../errors.js';
 import type { Metadata } from '../types.js';
 import type { CaptionTrack, PlatformPost } from '../post.js';
-import { fetchPlatform, MOBILE_HEADERS, titleFrom, toNumber } from '../browser.js';
+import { fetchPlatform, pageHeaders, titleFrom, userAgent, toNumber } from '../browser.js';
 import { parseFacebookUrl } from './url.js';
 
 interface PlayerStore {
@@ -84,7 +84,7 @@ export async function fetchFacebookMobile(http: HttpClient, url: URL, signal?: A
   const ref = parseFacebookUrl(url);
   if (!ref) throw new GleanerError('UNSUPPORTED_URL', `${url} is not a Facebook video URL.`);
   const pageUrl = ref.short ?? (ref.path ? `https://m.facebook.com${ref.path}` : `https://m.facebook.com/watch/?v=${ref.id}`);
-  const page = await fetchPlatform(http, pageUrl, 'The Facebook video', { headers: MOBILE_HEADERS, signal });
+  const page = await fetchPlatform(http, pageUrl, 'The Facebook video', { headers: pageHeaders(http, 'mobile'), signal });
   const finalUrl = new URL(page.url);
   if (/^\/(login|checkpoint)/.test(finalUrl.pathname)) {
     throw new GleanerError('CONTENT_UNAVAILABLE', 'Facebook asks for a login to see this video (it may be private, or limited to a group or an age).');
@@ -140,7 +140,7 @@ export async function fetchFacebookMobile(http: HttpClient, url: URL, signal?: A
   const captions: CaptionTrack[] = store?.subtitlesSrc
     ? [{ lang: ld?.inLanguage ?? 'und', url: store.subtitlesSrc, format: 'srt', source: 'author', original: true }]
     : [];
-  const headers = { referer: 'https://m.facebook.com/', 'user-agent': MOBILE_HEADERS['user-agent'] };
+  const headers = { referer: 'https://m.facebook.com/', 'user-agent': userAgent(http, 'mobile') };
   return {
     metadata,
     captions,

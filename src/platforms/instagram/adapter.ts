@@ -10,7 +10,8 @@
 import type { HttpClient } from '../../net/http.js';
 import { GleanerError } from '../../errors.js';
 import type { PlatformPost } from '../post.js';
-import { fetchPlatform } from '../browser.js';
+import { cookiesOf, fetchPlatform, withUserAgent } from '../browser.js';
+import { profileOf } from '../profile.js';
 import { findObject, relayResults } from '../serverjs.js';
 import { parseInstagramUrl, type InstagramRef } from './url.js';
 import { postFromItem, type IgItem } from './item.js';
@@ -18,11 +19,6 @@ import { embedContext, postFromEmbed } from './embed.js';
 import { postFromMetaTags } from './meta.js';
 import { graphqlItem, hasSession, mediaInfoItem, pageSession, shortcodeToPk, type GraphqlAnswer } from './api.js';
 import { blocked } from '../refusal.js';
-
-export interface InstagramOptions {
-  /** GLEANER_INSTAGRAM_DOC_ID: the logged-out post query's doc_id. */
-  docId: string;
-}
 
 /** The page's xig_polaris_media: the item when shown to logged-out visitors, null when gated. */
 function polarisMedia(html: string): GraphqlAnswer {
@@ -47,19 +43,28 @@ async function fromEmbed(http: HttpClient, ref: InstagramRef, signal?: AbortSign
   return context ? postFromEmbed(context, ref.code) : undefined;
 }
 
-/** The logged-out GraphQL query; a failed call is one source fewer, not the answer (the caller has others). */
-async function fromGraphql(http: HttpClient, html: string, pk: string, options: InstagramOptions, referer: string, signal?: AbortSignal): Promise<GraphqlAnswer> {
-  const session = pageSession(html);
+/**
+ * The logged-out GraphQL query with what the page handed out (its LSD token, the cookies it set);
+ * skipped when the page handed out no token, since Instagram refuses the query without one. A
+ * failed call is one source fewer, not the answer (the caller has others).
+ */
+async function fromGraphql(http: HttpClient, page: { html: string; cookies?: string }, pk: string, referer: string, signal?: AbortSignal): Promise<GraphqlAnswer> {
+  const profile = profileOf(http).instagram;
+  const session = pageSession(page.html, profile.appId, page.cookies);
   if (!session) return { found: false };
   try {
-    return await graphqlItem(http, pk, session, options.docId, referer, signal);
+    return await graphqlItem(http, pk, session, profile.docId, referer, signal);
   } catch (error) {
     if (signal?.aborted) throw error;
     return { found: false };
   }
 }
 
-export async function fetchInstagram(http: HttpClient, url: URL, options: InstagramOptions, signal?: AbortSignal): Promise<PlatformPost> {
+export async function fetchInstagram(http: HttpClient, url: URL, signal?: AbortSignal): Promise<PlatformPost> {
+  return withUserAgent(http, await readPost(http, url, signal));
+}
+
+async function readPost(http: HttpClient, url: URL, signal?: AbortSignal): Promise<PlatformPost> {
   const ref = parseInstagramUrl(url);
   if (!ref) throw new GleanerError('UNSUPPORTED_URL', `${url} is not an Instagram post or reel URL.`);
   const pageUrl = `https://www.instagram.com/${ref.kind}/${ref.code}/`;
@@ -72,7 +77,7 @@ export async function fetchInstagram(http: HttpClient, url: URL, options: Instag
   // A post the page already shows as gated is gated for the same query through the API.
   let gated = polaris.found;
   if (!walled && !gated) {
-    const answer = await fromGraphql(http, html, pk, options, pageUrl, signal);
+    const answer = await fromGraphql(http, { html, cookies: cookiesOf(page) }, pk, pageUrl, signal);
     if (answer.found && answer.item) return postFromItem(answer.item, ref.code);
     gated = answer.found;
   }

@@ -7,13 +7,12 @@
  */
 import * as cheerio from 'cheerio';
 import type { HttpClient } from '../../net/http.js';
-import { DESKTOP_HEADERS } from '../browser.js';
+import { acceptLanguage, userAgent } from '../browser.js';
+import { profileOf } from '../profile.js';
 import { blocked } from '../refusal.js';
 import type { IgItem } from './item.js';
 
 const ORIGIN = 'https://www.instagram.com';
-/** The web app's id, which every logged-out page also names; the API answers nothing without one. */
-const WEB_APP_ID = '936619743392459';
 const CODE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 /** The logged-out post query's name, sent with the doc_id (Instagram checks they belong together). */
 const FRIENDLY_NAME = 'PolarisLoggedOutDesktopWWWPostRootContentQuery';
@@ -30,13 +29,17 @@ export function shortcodeToPk(code: string): string {
 export interface PageSession {
   lsd: string;
   appId: string;
+  /** The cookies the page reply set (csrftoken, mid, ig_did...), as one Cookie header. */
+  cookies?: string;
+  /** The csrftoken among them, echoed as X-CSRFToken as the page's own script does. */
+  csrfToken?: string;
 }
 
 /**
  * The LSD token from the page: the __eqmc script's JSON ("l"), else the first ServerJS define
  * ["LSD", [], {token}]. Undefined when the page has none (a shell or a login page).
  */
-export function pageSession(html: string): PageSession | undefined {
+export function pageSession(html: string, defaultAppId: string, cookies?: string): PageSession | undefined {
   let lsd: string | undefined;
   const eqmc = cheerio.load(html)('script#__eqmc').text();
   if (eqmc) {
@@ -49,19 +52,20 @@ export function pageSession(html: string): PageSession | undefined {
   }
   lsd ??= /\["LSD",\[\],\{"token":"([^"]+)"\}/.exec(html)?.[1];
   if (!lsd) return undefined;
-  const appId = /"X-IG-App-ID":"(\d+)"/.exec(html)?.[1] ?? /"appId":"(\d+)"/.exec(html)?.[1] ?? WEB_APP_ID;
-  return { lsd, appId };
+  const appId = /"X-IG-App-ID":"(\d+)"/.exec(html)?.[1] ?? /"appId":"(\d+)"/.exec(html)?.[1] ?? defaultAppId;
+  const csrfToken = cookies ? /(?:^|;\s*)csrftoken=([^;]+)/.exec(cookies)?.[1] : undefined;
+  return { lsd, appId, ...(cookies ? { cookies } : {}), ...(csrfToken ? { csrfToken } : {}) };
 }
 
-function apiHeaders(appId: string, referer: string): Record<string, string> {
+function apiHeaders(http: HttpClient, appId: string, referer: string): Record<string, string> {
   return {
-    'user-agent': DESKTOP_HEADERS['user-agent'],
-    'accept-language': DESKTOP_HEADERS['accept-language'],
+    'user-agent': userAgent(http),
+    'accept-language': acceptLanguage(http),
     accept: '*/*',
     origin: ORIGIN,
     referer,
     'x-ig-app-id': appId,
-    'x-asbd-id': '359341',
+    'x-asbd-id': profileOf(http).instagram.asbdId,
     'x-ig-www-claim': '0',
     'x-requested-with': 'XMLHttpRequest',
   };
@@ -86,7 +90,14 @@ export async function graphqlItem(http: HttpClient, pk: string, session: PageSes
   const response = await http.fetch(`${ORIGIN}/api/graphql`, {
     method: 'POST',
     body,
-    headers: { ...apiHeaders(session.appId, referer), 'content-type': 'application/x-www-form-urlencoded', 'x-fb-lsd': session.lsd, 'x-fb-friendly-name': FRIENDLY_NAME },
+    headers: {
+      ...apiHeaders(http, session.appId, referer),
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-fb-lsd': session.lsd,
+      'x-fb-friendly-name': FRIENDLY_NAME,
+      // What the page set goes back with its query, as in a browser; a logged-in jar sends its own cookies.
+      ...csrfHeaders(http, session),
+    },
     signal,
   });
   if (response.status >= 400) return { found: false };
@@ -98,6 +109,15 @@ export async function graphqlItem(http: HttpClient, pk: string, session: PageSes
   }
   if (!media) return { found: false };
   return { found: true, item: media.if_not_gated_logged_out ?? null };
+}
+
+/** The page's csrftoken as X-CSRFToken, with the page's cookies unless GLEANER_COOKIES_FILE logs the request in. */
+function csrfHeaders(http: HttpClient, session: PageSession): Record<string, string> {
+  if (hasSession(http)) {
+    const token = http.cookie(ORIGIN, 'csrftoken');
+    return token ? { 'x-csrftoken': token } : {};
+  }
+  return { ...(session.cookies ? { cookie: session.cookies } : {}), ...(session.csrfToken ? { 'x-csrftoken': session.csrfToken } : {}) };
 }
 
 /** True when GLEANER_COOKIES_FILE holds an Instagram login (the sessionid cookie). */
@@ -116,7 +136,7 @@ const loginPath = (url: string) => {
  * no longer accepted, which only the operator can fix.
  */
 export async function mediaInfoItem(http: HttpClient, pk: string, referer: string, signal?: AbortSignal): Promise<IgItem | undefined> {
-  const response = await http.fetch(`${ORIGIN}/api/v1/media/${pk}/info/`, { headers: apiHeaders(WEB_APP_ID, referer), signal });
+  const response = await http.fetch(`${ORIGIN}/api/v1/media/${pk}/info/`, { headers: apiHeaders(http, profileOf(http).instagram.appId, referer), signal });
   if (loginPath(response.url) || response.status === 401) {
     throw blocked('instagram', 'it sent the logged-in media API to its login page: the session cookie (sessionid) in GLEANER_COOKIES_FILE has expired or was logged out; export fresh cookies');
   }

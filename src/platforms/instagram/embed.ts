@@ -6,7 +6,7 @@
 import { GleanerError } from '../../errors.js';
 import type { Metadata } from '../types.js';
 import type { PlatformPost } from '../post.js';
-import { DESKTOP_HEADERS, hashtags, titleFrom, toNumber } from '../browser.js';
+import { hashtags, titleFrom, toNumber } from '../browser.js';
 
 interface ShortcodeMedia {
   __typename?: string;
@@ -72,5 +72,5 @@ export function postFromEmbed(context: EmbedContext, code: string): PlatformPost
   const video = media.is_video ? media : children.find((c) => c.is_video);
   if (!video) return { metadata, captions: [], noMedia: new GleanerError('TRANSCRIPT_UNAVAILABLE', `Instagram post ${code} holds only pictures: there is no video or audio to transcribe.`) };
   if (!video.video_url) return { metadata, captions: [], noMedia: new GleanerError('CONTENT_UNAVAILABLE', `Instagram gave no playable video for post ${code}.`) };
-  return { metadata, captions: [], media: { url: video.video_url, durationSeconds: toNumber(video.video_duration), headers: { referer: 'https://www.instagram.com/', 'user-agent': DESKTOP_HEADERS['user-agent'] } } };
+  return { metadata, captions: [], media: { url: video.video_url, durationSeconds: toNumber(video.video_duration), headers: { referer: 'https://www.instagram.com/' } } };
 }

@@ -7,7 +7,7 @@
 import { GleanerError } from '../../errors.js';
 import type { Metadata } from '../types.js';
 import type { PlatformPost } from '../post.js';
-import { DESKTOP_HEADERS, hashtags, titleFrom, toNumber } from '../browser.js';
+import { hashtags, titleFrom, toNumber } from '../browser.js';
 import { parseDashManifest } from '../../media/dash.js';
 
 interface Version {
@@ -39,7 +39,8 @@ export interface IgItem {
   carousel_media?: IgItem[];
 }
 
-const headers = { referer: 'https://www.instagram.com/', 'user-agent': DESKTOP_HEADERS['user-agent'] };
+/** The user agent is the adapter's to add (withUserAgent): it comes from the platform profile. */
+const headers = { referer: 'https://www.instagram.com/' };
 
 function lightest(versions: Version[] | undefined): Version | undefined {
   return [...(versions ?? [])].filter((v) => v.url).sort((a, b) => (a.width ?? 0) * (a.height ?? 0) - (b.width ?? 0) * (b.height ?? 0))[0];

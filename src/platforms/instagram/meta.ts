@@ -7,7 +7,7 @@
 import { GleanerError } from '../../errors.js';
 import type { Metadata } from '../types.js';
 import type { PlatformPost } from '../post.js';
-import { DESKTOP_HEADERS, hashtags, parseCount, titleFrom, toNumber } from '../browser.js';
+import { hashtags, parseCount, titleFrom, toNumber } from '../browser.js';
 import { metaTags } from '../html-meta.js';
 import type { InstagramRef } from './url.js';
 
@@ -42,7 +42,7 @@ export function postFromMetaTags(html: string, ref: InstagramRef, pageUrl: strin
   const video = meta.get('og:video:secure_url') || meta.get('og:video') || meta.get('og:video:url');
   if (video) {
     metadata.thumbnails = metadata.thumbnails.map((t) => ({ ...t, width, height }));
-    return { metadata, captions: [], media: { url: video, headers: { referer: 'https://www.instagram.com/', 'user-agent': DESKTOP_HEADERS['user-agent'] } } };
+    return { metadata, captions: [], media: { url: video, headers: { referer: 'https://www.instagram.com/' } } };
   }
   const kind = card?.[3];
   const noMedia =

@@ -2,26 +2,25 @@
  * X (Twitter) posts for a logged-out visitor: the guest GraphQL API first (full counts, every video
  * variant), the syndication API when X turns guests away (rate limit, bad tokens, a stale query
  * id), as yt-dlp does. Both give the author, the text, the counts they have and the video
- * variants with their duration. The bearer token and the query id are configuration
- * (GLEANER_X_BEARER_TOKEN, GLEANER_X_TWEET_QUERY_ID) because X changes them.
+ * variants with their duration. The bearer token and the query id are in the platform profile
+ * (x.bearerToken, x.tweetQueryId; shorthands GLEANER_X_BEARER_TOKEN, GLEANER_X_TWEET_QUERY_ID) because X changes them.
  */
 import type { HttpClient } from '../../net/http.js';
 import { GleanerError } from '../../errors.js';
 import type { Metadata } from '../types.js';
 import type { PlatformPost } from '../post.js';
-import { DESKTOP_HEADERS, titleFrom } from '../browser.js';
+import { titleFrom, userAgent } from '../browser.js';
 import { blocked, changed } from '../refusal.js';
 import { parseXUrl } from './url.js';
-import { graphqlStatus, GuestRefused, type XOptions } from './graphql.js';
+import { graphqlStatus, GuestRefused } from './graphql.js';
 import { syndicationStatus } from './syndication.js';
 import type { XStatus } from './status.js';
 
-export type { XOptions } from './graphql.js';
 export { clearXGuestTokens } from './graphql.js';
 
-async function status(http: HttpClient, id: string, options: XOptions, signal?: AbortSignal): Promise<XStatus> {
+async function status(http: HttpClient, id: string, signal?: AbortSignal): Promise<XStatus> {
   try {
-    return await graphqlStatus(http, id, options, signal);
+    return await graphqlStatus(http, id, signal);
   } catch (error) {
     if (!(error instanceof GuestRefused)) throw error;
     try {
@@ -37,10 +36,10 @@ async function status(http: HttpClient, id: string, options: XOptions, signal?: 
   }
 }
 
-export async function fetchXPost(http: HttpClient, url: URL, options: XOptions, signal?: AbortSignal): Promise<PlatformPost> {
+export async function fetchXPost(http: HttpClient, url: URL, signal?: AbortSignal): Promise<PlatformPost> {
   const id = parseXUrl(url);
   if (!id) throw new GleanerError('UNSUPPORTED_URL', `${url} is not an X (Twitter) post URL.`);
-  const post = await status(http, id, options, signal);
+  const post = await status(http, id, signal);
   const handle = post.author?.handle;
   let text = post.text;
   // The trailing t.co link is the attached media itself, not part of what was written.
@@ -73,5 +72,5 @@ export async function fetchXPost(http: HttpClient, url: URL, options: XOptions, 
   const hls = variants.find((v) => v.content_type === 'application/x-mpegURL' && v.url);
   const mediaUrl = (mp4 ?? hls)?.url;
   if (!mediaUrl) return { metadata, captions: [], noMedia: changed('x', `the video variants of post ${id}`) };
-  return { metadata, captions: [], media: { url: mediaUrl, durationSeconds: metadata.durationSeconds, headers: { referer: 'https://x.com/', 'user-agent': DESKTOP_HEADERS['user-agent'] } } };
+  return { metadata, captions: [], media: { url: mediaUrl, durationSeconds: metadata.durationSeconds, headers: { referer: 'https://x.com/', 'user-agent': userAgent(http) } } };
 }

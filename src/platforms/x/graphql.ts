@@ -8,15 +8,20 @@
  */
 import type { HttpClient } from '../../net/http.js';
 import { GleanerError } from '../../errors.js';
-import { DESKTOP_HEADERS, toNumber } from '../browser.js';
+import { toNumber, userAgent } from '../browser.js';
+import { profileOf } from '../profile.js';
 import { unescapeText, type XMediaEntity, type XStatus } from './status.js';
 
-export interface XOptions {
+/** The platform profile's X entry: the web client's bearer token and the query id. */
+interface XOptions {
   bearerToken: string;
   queryId: string;
 }
 
-/** X turned the guest API away (rate limit, bad tokens, a stale query id): the caller tries syndication. */
+/**
+ * X turned the guest API away (rate limit, bad tokens, a stale query id, features it now wants):
+ * the caller tries syndication. Only "this post does not exist" is an answer of its own.
+ */
 export class GuestRefused extends Error {
   constructor(
     readonly kind: 'blocked' | 'changed',
@@ -32,6 +37,8 @@ const GUEST_TOKEN_MS = 60 * 60_000;
 const ATTEMPTS = 3;
 const RATE_LIMITED = 88;
 const BAD_GUEST_TOKEN = 239;
+/** "No status found with that ID": the one refusal that is about the post, not about this client. */
+const NO_STATUS = 144;
 
 const FEATURES = {
   creator_subscriptions_tweet_preview_api_enabled: true,
@@ -100,6 +107,14 @@ interface GraphqlReply {
   errors?: Array<{ code?: number; message?: string }>;
 }
 
+function firstMessage(response: { text(): string }): string | undefined {
+  try {
+    return (JSON.parse(response.text()) as GraphqlReply).errors?.find((e) => e.message)?.message;
+  } catch {
+    return undefined;
+  }
+}
+
 const guestTokens = new Map<string, { token: string; expires: number }>();
 
 async function guestToken(http: HttpClient, options: XOptions, signal: AbortSignal | undefined, fresh: boolean): Promise<string> {
@@ -108,7 +123,7 @@ async function guestToken(http: HttpClient, options: XOptions, signal: AbortSign
   guestTokens.delete(options.bearerToken);
   const response = await http.fetch(`${API}/1.1/guest/activate.json`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${options.bearerToken}`, 'user-agent': DESKTOP_HEADERS['user-agent'] },
+    headers: { authorization: `Bearer ${options.bearerToken}`, 'user-agent': userAgent(http) },
     signal,
     retries: 0,
   });
@@ -147,7 +162,9 @@ function loginSession(http: HttpClient): Record<string, string> | undefined {
 }
 
 /** The post's result object as X's GraphQL API gives it, or GuestRefused when X will not answer guests. */
-async function tweetResult(http: HttpClient, id: string, options: XOptions, signal?: AbortSignal): Promise<TweetResult | undefined> {
+async function tweetResult(http: HttpClient, id: string, signal?: AbortSignal): Promise<TweetResult | undefined> {
+  const { bearerToken, tweetQueryId } = profileOf(http).x;
+  const options: XOptions = { bearerToken, queryId: tweetQueryId };
   const query = new URLSearchParams({
     variables: JSON.stringify({ tweetId: id, withCommunity: false, includePromotedContent: false, withVoice: false }),
     features: JSON.stringify(FEATURES),
@@ -158,7 +175,7 @@ async function tweetResult(http: HttpClient, id: string, options: XOptions, sign
   let last = '';
   // A logged-in session is one identity: a second try with it would meet the same refusal.
   for (let attempt = 0; attempt < (session ? 1 : ATTEMPTS); attempt++) {
-    const base = { authorization: `Bearer ${options.bearerToken}`, 'content-type': 'application/json', 'user-agent': DESKTOP_HEADERS['user-agent'] };
+    const base = { authorization: `Bearer ${options.bearerToken}`, 'content-type': 'application/json', 'user-agent': userAgent(http) };
     const headers = session ? { ...base, ...session } : { ...base, 'x-guest-token': await guestToken(http, options, signal, attempt > 0) };
     // No client-side retry of a 429: the same token stays limited, a fresh one is the remedy.
     const response = await http.fetch(endpoint, { headers, signal, retries: 0 });
@@ -170,25 +187,43 @@ async function tweetResult(http: HttpClient, id: string, options: XOptions, sign
       guestTokens.delete(options.bearerToken);
       continue;
     }
-    if (response.status === 404) throw new GuestRefused('changed', `X no longer knows the GraphQL query TweetResultByRestId/${options.queryId} (GLEANER_X_TWEET_QUERY_ID)`);
-    if (response.status >= 400) throw new GleanerError('UPSTREAM_ERROR', `X answered ${response.status} for post ${id}.`);
-    const body = response.json<GraphqlReply>();
-    if (!body.data && body.errors?.length) throw new GleanerError('UPSTREAM_ERROR', `X refused the request for post ${id}: ${body.errors[0].message ?? 'unknown error'}.`);
+    if (codes.includes(NO_STATUS)) return undefined;
+    if (response.status === 404) throw new GuestRefused('changed', `X no longer knows the GraphQL query TweetResultByRestId/${options.queryId} (the profile's x.tweetQueryId, or GLEANER_X_TWEET_QUERY_ID)`);
+    // Any other refusal (400 code 336 "The following features cannot be null", a 5xx) says nothing about the post.
+    const said = firstMessage(response);
+    if (response.status >= 400) {
+      throw new GuestRefused(response.status >= 500 ? 'blocked' : 'changed', `api.x.com answered ${response.status}${codes.length ? ` (error ${codes.join(', ')}${said ? `: ${said}` : ''})` : ''} to TweetResultByRestId/${options.queryId}`);
+    }
+    let body: GraphqlReply;
+    try {
+      body = response.json<GraphqlReply>();
+    } catch {
+      throw new GuestRefused('changed', `api.x.com answered TweetResultByRestId/${options.queryId} with a body that is not JSON`);
+    }
+    if (!body.data && body.errors?.length) throw new GuestRefused('changed', `api.x.com refused TweetResultByRestId/${options.queryId}: ${body.errors[0].message ?? 'unknown error'}`);
     return body.data?.tweetResult?.result;
   }
   throw new GuestRefused('blocked', `${last} with ${ATTEMPTS} guest tokens`);
 }
 
+/** X's reasons for withholding a post from a viewer whose age it does not know (NsfwLoggedOut, NsfwViewerHasNoStatedAge, ...). */
+const AGE_REASON = /^Nsfw|Age(Verification|Restrict)|Underage/;
+
 function unavailable(result: TweetResult, id: string): GleanerError {
   const reason = result.reason ?? result.tombstone?.text?.text;
   if (reason === 'Protected') return new GleanerError('CONTENT_UNAVAILABLE', `X post ${id} is from a protected account: only its approved followers can see it.`);
-  if (reason === 'NsfwLoggedOut') return new GleanerError('CONTENT_UNAVAILABLE', `X post ${id} is age-restricted: it needs a logged-in adult account.`);
+  if (reason && AGE_REASON.test(reason)) {
+    return new GleanerError(
+      'CONTENT_UNAVAILABLE',
+      `X post ${id} is age-restricted (X: ${reason}): X shows it only to a logged-in account with a stated adult age. Put the login cookies of such an account (auth_token and ct0) in GLEANER_COOKIES_FILE to read it.`,
+    );
+  }
   if (reason === 'Suspended') return new GleanerError('CONTENT_UNAVAILABLE', `X post ${id} is from a suspended account.`);
   return new GleanerError('CONTENT_UNAVAILABLE', `X post ${id} is not available${reason ? ` (${reason})` : ''}.`);
 }
 
-export async function graphqlStatus(http: HttpClient, id: string, options: XOptions, signal?: AbortSignal): Promise<XStatus> {
-  let result = await tweetResult(http, id, options, signal);
+export async function graphqlStatus(http: HttpClient, id: string, signal?: AbortSignal): Promise<XStatus> {
+  let result = await tweetResult(http, id, signal);
   // The wrapped post of a TweetWithVisibilityResults (a content warning) carries no __typename of its own.
   if (result?.__typename === 'TweetWithVisibilityResults' && result.tweet) result = { __typename: 'Tweet', ...result.tweet };
   if (!result) throw new GleanerError('CONTENT_NOT_FOUND', `X post ${id} does not exist, or was deleted.`);

@@ -5,11 +5,17 @@
  * The session is generated locally and neither the player script nor the InnerTube config is
  * fetched at start-up: transcripts, metadata, search and listings need none of them, and each
  * would be one more request to YouTube before the first useful one.
+ *
+ * The client identities sent (names, versions, user agents, devices) are the platform profile's,
+ * not youtubei.js's built-in ones (client-profile.ts).
  */
 import { Innertube, Log, Utils } from 'youtubei.js';
 import { GleanerError, isGleanerError } from '../../errors.js';
 import type { HttpClient } from '../../net/http.js';
 import { botCheckError, changedError, htmlRefusal } from './refusals.js';
+import { profileOf } from '../profile.js';
+import { userAgent } from '../browser.js';
+import { withClientProfile } from './client-profile.js';
 
 Log.setLevel(Log.Level.NONE);
 
@@ -26,6 +32,8 @@ export function innertube(http: HttpClient): Promise<Innertube> {
       retrieve_innertube_config: false,
       lang: 'en',
       location: 'US',
+      // youtubei.js would pick a random Chrome of its release; the profile's is current.
+      user_agent: userAgent(http),
     });
     // A failed start (it makes no request, so it should not) must not poison later calls.
     client.catch(() => clients.delete(http));
@@ -39,11 +47,12 @@ function gleanerFetch(http: HttpClient): typeof fetch {
   return async (input, init) => {
     const request = new Request(input, init);
     const method = request.method.toUpperCase() as 'GET' | 'POST' | 'HEAD' | 'PUT';
-    const headers: Record<string, string> = {};
+    let headers: Record<string, string> = {};
     request.headers.forEach((value, name) => {
       headers[name] = value;
     });
-    const body = method === 'GET' || method === 'HEAD' ? undefined : new Uint8Array(await request.arrayBuffer());
+    let body: Uint8Array | undefined = method === 'GET' || method === 'HEAD' ? undefined : new Uint8Array(await request.arrayBuffer());
+    if (body && new URL(request.url).pathname.startsWith('/youtubei/')) ({ body, headers } = withClientProfile(profileOf(http), body, headers));
     // InnerTube POSTs only read: retrying them on a transient failure is safe. A 429 is not retried
     // from the same exit (that only extends the block): the caller rotates the exit instead.
     const reply = await http.fetch(request.url, { method, headers, body, retries: 2, retryRateLimited: false, maxBytes: 16 * 1024 * 1024 });

@@ -1,21 +1,24 @@
 /**
  * The InnerTube clients asked, in order, for a video's caption tracks and audio. Which of them
  * YouTube serves cleanly shifts month to month (2026: WEB caption URLs want a PO token and WEB
- * formats have no URL, while VISIONOS, ANDROID and IOS still answer with usable ones), so the order
- * is configurable (GLEANER_YOUTUBE_CLIENTS) and callers fall through to the next on failure.
+ * formats have no URL; VISIONOS refuses made-for-kids videos with an ERROR while ANDROID and IOS
+ * play them), so the orders are the platform profile's (youtube.order; GLEANER_YOUTUBE_CLIENTS is
+ * its shorthand) and callers fall through to the next client on any failure of one.
  */
 import { Constants, type Innertube, type YT } from 'youtubei.js';
 import { GleanerError, isGleanerError } from '../../errors.js';
 import type { HttpClient } from '../../net/http.js';
+import type { PlatformProfile } from '../../profile/load.js';
 import { callYoutube } from './client.js';
+import { unknownClientKeys } from './client-profile.js';
 import { missingVideo, playabilityError } from './video.js';
 
 export type InnerTubeClient = NonNullable<NonNullable<Parameters<Innertube['getBasicInfo']>[1]>['client']>;
 
-/** VISIONOS first (yt-dlp's default since July 2026; needs no player script), WEB last (PO token). */
+/** VISIONOS first (yt-dlp's default; needs no player script), WEB last (PO token): the built-in profile's caption order. */
 export const DEFAULT_YOUTUBE_CLIENTS: InnerTubeClient[] = ['VISIONOS', 'ANDROID', 'IOS', 'WEB'];
 
-/** GLEANER_YOUTUBE_CLIENTS as a list; a name youtubei.js does not know is an operator error naming it. */
+/** A comma list of client names (GLEANER_YOUTUBE_CLIENTS) as a list; a name youtubei.js does not know is an operator error naming it. */
 export function youtubeClients(setting: string | undefined): InnerTubeClient[] {
   if (!setting) return DEFAULT_YOUTUBE_CLIENTS;
   const known = Constants.SUPPORTED_CLIENTS as readonly string[];
@@ -27,31 +30,75 @@ export function youtubeClients(setting: string | undefined): InnerTubeClient[] {
   return names as InnerTubeClient[];
 }
 
+/** At start: every client of the profile is one youtubei.js can be asked for, named by its field if not. */
+export function checkYoutubeProfile(profile: PlatformProfile): void {
+  const unknown = unknownClientKeys(profile);
+  if (unknown.length > 0) {
+    const known = (Constants.SUPPORTED_CLIENTS as readonly string[]).join(', ');
+    throw new GleanerError('NOT_CONFIGURED', `The platform profile names InnerTube clients youtubei.js does not know (${unknown.map((k) => `youtube.clients.${k}`).join(', ')}; GLEANER_YOUTUBE_CLIENTS or GLEANER_PLATFORM_PROFILE); known: ${known}.`);
+  }
+}
+
 export type PlayerOutcome =
   | { kind: 'playable'; client: InnerTubeClient; info: YT.VideoInfo }
   /** The video is refused to everyone on this client (private, age-restricted, region-locked, unplayable). */
   | { kind: 'refused'; client: InnerTubeClient; error: GleanerError; reason: string }
+  /** This client says the video does not exist (ERROR, "unavailable"); final only when every client says so. */
+  | { kind: 'missing'; client: InnerTubeClient; error: GleanerError }
   /** This server is refused (bot check, 429, challenge page). */
   | { kind: 'blocked'; client: InnerTubeClient; error: GleanerError }
   /** This client's reply was an error or could not be read (another client's may be fine). */
   | { kind: 'failed'; client: InnerTubeClient; error: GleanerError };
 
-/** One client's player reply for a video. A video that does not exist throws CONTENT_NOT_FOUND (no client will differ). */
+/**
+ * One client's player reply for a video. "Does not exist" is this client's word only: VISIONOS
+ * answers ERROR for made-for-kids videos that ANDROID and IOS play (yt-dlp reads them through the
+ * next client since 2026-07).
+ */
 export async function askPlayer(yt: Innertube, videoId: string, client: InnerTubeClient): Promise<PlayerOutcome> {
   let info: YT.VideoInfo;
   try {
     info = await callYoutube(`the ${client} player request for ${videoId}`, () => yt.getBasicInfo(videoId, { client }), missingVideo(videoId));
   } catch (error) {
-    if (isGleanerError(error) && error.code === 'UPSTREAM_BLOCKED') return { kind: 'blocked', client, error };
-    if (isGleanerError(error) && (error.code === 'UPSTREAM_CHANGED' || error.code === 'UPSTREAM_ERROR')) return { kind: 'failed', client, error };
+    if (!isGleanerError(error)) throw error;
+    if (error.code === 'UPSTREAM_BLOCKED') return { kind: 'blocked', client, error };
+    if (error.code === 'CONTENT_NOT_FOUND') return { kind: 'missing', client, error };
+    if (error.code === 'UPSTREAM_CHANGED' || error.code === 'UPSTREAM_ERROR') return { kind: 'failed', client, error };
     throw error;
   }
   const error = playabilityError(info, videoId, client);
   if (!error) return { kind: 'playable', client, info };
-  if (error.code === 'CONTENT_NOT_FOUND') throw error;
+  if (error.code === 'CONTENT_NOT_FOUND') return { kind: 'missing', client, error };
   if (error.code === 'UPSTREAM_BLOCKED') return { kind: 'blocked', client, error };
   return { kind: 'refused', client, error, reason: info.playability_status?.reason ?? '' };
 }
+
+/**
+ * The further exits of YouTube's proxy pool one call may still move to: each blocked exit is left
+ * for the next (a fresh connection), never returned to within the call.
+ */
+export class ExitBudget {
+  readonly pool: number;
+  private left: number;
+
+  constructor(private readonly http: HttpClient) {
+    this.pool = http.egress.poolSize('youtube');
+    this.left = Math.max(0, this.pool - 1);
+  }
+
+  /** Moves every later YouTube request to the next exit; true when there was one left to move to. */
+  next(): boolean {
+    if (!this.http.egress.rotate('youtube') || this.left <= 0) return false;
+    this.left--;
+    return true;
+  }
+}
+
+/**
+ * What `accept` returns when a download was refused and the exit moved: the client is asked again
+ * from the new exit (its URLs are bound to the address that asked for them).
+ */
+export const ASK_AGAIN: unique symbol = Symbol('ask this client again from the new exit');
 
 /**
  * Asks the clients in order until `accept` takes a playable reply. A blocked exit is not asked
@@ -63,29 +110,49 @@ export async function throughClients<T>(
   yt: Innertube,
   videoId: string,
   clients: InnerTubeClient[],
-  accept: (outcome: Extract<PlayerOutcome, { kind: 'playable' }>) => Promise<T | undefined>,
+  accept: (outcome: Extract<PlayerOutcome, { kind: 'playable' }>) => Promise<T | typeof ASK_AGAIN | undefined>,
+  exits: ExitBudget = new ExitBudget(http),
 ): Promise<{ result?: T; outcomes: PlayerOutcome[]; exits: number }> {
   const outcomes: PlayerOutcome[] = [];
-  const pool = http.egress.poolSize('youtube');
-  let exitsLeft = Math.max(0, pool - 1);
   for (let i = 0; i < clients.length; i++) {
     const outcome = await askPlayer(yt, videoId, clients[i]);
     outcomes.push(outcome);
     if (outcome.kind === 'blocked') {
       // The exit is blocked: move every later YouTube request to the next proxy; ask this client again there.
-      if (http.egress.rotate('youtube') && exitsLeft > 0) {
-        exitsLeft--;
-        i--;
-      }
+      if (exits.next()) i--;
       continue;
     }
     // A private or removed video is so for every client: asking the others only adds requests.
     if (outcome.kind === 'refused' && /private|removed|terminated/i.test(outcome.reason)) break;
     if (outcome.kind !== 'playable') continue;
     const result = await accept(outcome);
-    if (result !== undefined) return { result, outcomes, exits: pool };
+    if (result === ASK_AGAIN) {
+      // The earlier reply was this exit's: the one the new exit gets replaces it.
+      outcomes.pop();
+      i--;
+      continue;
+    }
+    if (result !== undefined) return { result, outcomes, exits: exits.pool };
   }
-  return { outcomes, exits: pool };
+  return { outcomes, exits: exits.pool };
+}
+
+/**
+ * Why no client played the video, as one error: the video's own refusal (private, age-restricted)
+ * first; "does not exist" only when every client said so; then a consent wall, a reply not
+ * understood, and last the bot check.
+ */
+export function noPlayerError(outcomes: PlayerOutcome[], fallback: () => GleanerError): GleanerError {
+  const unplayable = outcomes.filter((o): o is Exclude<PlayerOutcome, { kind: 'playable' }> => o.kind !== 'playable');
+  const refused = unplayable.find((o) => o.kind === 'refused');
+  if (refused) return refused.error;
+  const missing = outcomes.filter((o): o is Extract<PlayerOutcome, { kind: 'missing' }> => o.kind === 'missing');
+  if (missing.length > 0 && missing.length === outcomes.length) return missing[0].error;
+  const consent = unplayable.find((o) => o.kind === 'blocked' && /consent/i.test(o.error.message));
+  if (consent) return consent.error;
+  const failed = unplayable.find((o) => o.kind === 'failed');
+  if (failed && !outcomes.some((o) => o.kind === 'blocked')) return failed.error;
+  return fallback();
 }
 
 /**
@@ -94,12 +161,13 @@ export async function throughClients<T>(
  * from the same one.
  */
 export async function onFreshExits<T>(http: HttpClient, work: () => Promise<T>): Promise<T> {
-  for (let exitsLeft = Math.max(0, http.egress.poolSize('youtube') - 1); ; exitsLeft--) {
+  const exits = new ExitBudget(http);
+  for (;;) {
     try {
       return await work();
     } catch (error) {
       if (!isGleanerError(error) || error.code !== 'UPSTREAM_BLOCKED') throw error;
-      if (!http.egress.rotate('youtube') || exitsLeft <= 0) throw error;
+      if (!exits.next()) throw error;
     }
   }
 }

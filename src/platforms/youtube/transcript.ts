@@ -3,17 +3,21 @@
  * pick the track on the first that lists captions, optionally let YouTube translate it (tlang), add
  * a PO token where the URL wants one and a provider is configured, read the body, keep the result in
  * the store. A client whose track wants a token it cannot get, or whose body comes back empty, is
- * passed over. Where no client lists captions a `fallback` (speech to text from a direct audio URL)
- * may produce one; without it the answer is TRANSCRIPT_UNAVAILABLE.
+ * passed over; a refused download (429 or 403 on the caption URL) is tried again from the next exit
+ * of the proxy pool on a fresh connection, then left for the next client. Where no client lists
+ * captions a `fallback` (speech to text from a direct audio URL, the clients of the profile's audio
+ * order in turn, refused downloads handled the same way) may produce one; without it the answer is
+ * TRANSCRIPT_UNAVAILABLE.
  */
 import { GleanerError } from '../../errors.js';
 import type { HttpClient } from '../../net/http.js';
 import type { Store } from '../../store/store.js';
 import type { TranscriptResponse } from '../types.js';
-import type { YT } from 'youtubei.js';
+import type { Innertube, YT } from 'youtubei.js';
 import { parseCaptionBody, pickTrack, trackBodyUrl } from './captions.js';
 import { innertube } from './client.js';
-import { throughClients, youtubeClients, type InnerTubeClient, type PlayerOutcome } from './clients.js';
+import { ASK_AGAIN, askPlayer, ExitBudget, noPlayerError, throughClients, youtubeClients, type InnerTubeClient, type PlayerOutcome } from './clients.js';
+import { profileOf } from '../profile.js';
 import { fetchPoToken, needsPoToken, withPoToken } from './potoken.js';
 import { botCheckError, changedError, htmlRefusal, poTokenError } from './refusals.js';
 import { audioStreamUrl, captionTracks, durationSeconds } from './video.js';
@@ -59,12 +63,13 @@ export interface TranscriptDeps {
   translator?: SegmentTranslator;
   /** How long a transcript is kept (default a day). */
   ttlMs?: number;
-  /** GLEANER_YOUTUBE_CLIENTS and GLEANER_YOUTUBE_POT_PROVIDER_URL. */
+  /**
+   * GLEANER_YOUTUBE_POT_PROVIDER_URL, and a client order for captions and audio overriding the
+   * platform profile's (a comma list; the service passes none: the profile already holds
+   * GLEANER_YOUTUBE_CLIENTS).
+   */
   youtube?: { clients?: string; poTokenProvider?: string };
 }
-
-/** The clientName each InnerTube client sends (the `c` a caption URL carries). */
-const INNERTUBE_CLIENT_NAMES: Partial<Record<InnerTubeClient, string>> = { IOS: 'IOS', TV: 'TVHTML5', YTMUSIC: 'WEB_REMIX', WEB_EMBEDDED: 'WEB_EMBEDDED_PLAYER' };
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -88,40 +93,54 @@ interface ClientFailures {
   poToken: string[];
   /** Clients whose chosen track answered an empty body (with or without a token). */
   empty: string[];
+  /** Clients whose caption download was refused (429/403) from every exit tried. */
+  refused: string[];
+}
+
+/** The orders of the call: the deps' own (tests, a caller's choice) or the platform profile's. */
+function clientOrders(deps: TranscriptDeps): { captions: InnerTubeClient[]; audio: InnerTubeClient[] } {
+  if (deps.youtube?.clients) {
+    const clients = youtubeClients(deps.youtube.clients);
+    return { captions: clients, audio: clients };
+  }
+  const order = profileOf(deps.http).youtube.order;
+  return { captions: order.captions as InnerTubeClient[], audio: order.audio as InnerTubeClient[] };
 }
 
 async function fetchTranscript(deps: TranscriptDeps, request: TranscriptRequest): Promise<StoredTranscript> {
   const yt = await innertube(deps.http);
-  const clients = youtubeClients(deps.youtube?.clients);
-  const failures: ClientFailures = { poToken: [], empty: [] };
-  const { result, outcomes, exits } = await throughClients(deps.http, yt, request.videoId, clients, async ({ client, info }) => {
-    // mode=generate: every client only gives the audio URL; captions are not read.
-    if (request.generate) return undefined;
-    const captions = captionTracks(info);
-    // No captions on this client: another may list them (missing tracks are one of YouTube's refusals).
-    if (captions.tracks.length === 0) return undefined;
-    return fromTracks(deps, request, client, info, captions, failures);
-  });
+  const orders = clientOrders(deps);
+  const failures: ClientFailures = { poToken: [], empty: [], refused: [] };
+  const budget = new ExitBudget(deps.http);
+  const { result, outcomes, exits } = await throughClients(
+    deps.http,
+    yt,
+    request.videoId,
+    orders.captions,
+    async ({ client, info }) => {
+      const captions = captionTracks(info);
+      // No captions on this client: another may list them (missing tracks are one of YouTube's refusals).
+      if (captions.tracks.length === 0) return undefined;
+      return fromTracks(deps, request, client, info, captions, failures, budget);
+    },
+    budget,
+  );
   if (result) return result;
 
   const playable = outcomes.filter((o): o is Extract<PlayerOutcome, { kind: 'playable' }> => o.kind === 'playable');
-  if (playable.length === 0) {
-    // Nobody would play it: the video's own refusal (private, age-restricted) says more than a block of this server.
-    const refused = outcomes.find((o) => o.kind === 'refused');
-    if (refused && refused.kind === 'refused') throw refused.error;
-    // A consent wall has its own way out (cookies); any other block is the bot check's.
-    const consent = outcomes.find((o) => o.kind === 'blocked' && /consent/i.test(o.error.message));
-    if (consent && consent.kind === 'blocked') throw consent.error;
-    const failed = outcomes.find((o) => o.kind === 'failed');
-    if (failed && failed.kind === 'failed' && !outcomes.some((o) => o.kind === 'blocked')) throw failed.error;
-    throw botCheckError(`the video ${request.videoId}`, { clients, exits });
-  }
-  // Captions exist but none could be read: YouTube wants a PO token.
+  // Nobody would play it: the video's own refusal (private, age-restricted) says more than a block of this server.
+  if (playable.length === 0) throw noPlayerError(outcomes, () => botCheckError(`the video ${request.videoId}`, { clients: orders.captions, exits }));
+  // Captions exist but none could be read: YouTube wants a PO token (the more actionable word where some were refused too).
   if (failures.poToken.length > 0 || failures.empty.length > 0) {
     throw poTokenError(request.videoId, [...new Set([...failures.poToken, ...failures.empty])], Boolean(deps.youtube?.poTokenProvider));
   }
-  return withoutCaptions(deps, request, playable.map((o) => o.info));
+  // Captions exist but every download of them was refused, from every exit: this server is refused, not the video.
+  if (failures.refused.length > 0) throw botCheckError(`the caption download for ${request.videoId}`, { clients: failures.refused, exits });
+  return withoutCaptions(deps, request, yt, orders.audio, outcomes, budget);
 }
+
+/** A caption or media download YouTube refused to this exit (429, 403): another exit or client may get it. */
+class RefusedDownload extends Error {}
 
 /**
  * A transcript from one client's tracks, or undefined to try the next client (the chosen track
@@ -134,7 +153,8 @@ async function fromTracks(
   info: YT.VideoInfo,
   captions: ReturnType<typeof captionTracks>,
   failures: ClientFailures,
-): Promise<StoredTranscript | undefined> {
+  exits: ExitBudget,
+): Promise<StoredTranscript | typeof ASK_AGAIN | undefined> {
   const { tracks, defaultIndex, translationLanguages } = captions;
   const availableLangs = [...new Set(tracks.map((t) => t.languageCode))];
   const { track } = pickTrack(tracks, request.lang, defaultIndex)!;
@@ -153,7 +173,16 @@ async function fromTracks(
   const byYoutube = translateTo && track.isTranslatable && offered ? offered : undefined;
   const url = await signedUrl(deps, client, request.videoId, trackBodyUrl(track, byYoutube), failures);
   if (!url) return undefined;
-  const segments = await readTrack(deps.http, request.videoId, url);
+  let segments: StoredSegment[] | undefined;
+  try {
+    segments = await readTrack(deps.http, request.videoId, url);
+  } catch (error) {
+    if (!(error instanceof RefusedDownload)) throw error;
+    // Refused to this exit: the same client from the next exit of the pool (fresh connection, fresh URLs), else the next client.
+    if (exits.next()) return ASK_AGAIN;
+    failures.refused.push(client);
+    return undefined;
+  }
   if (!segments) {
     failures.empty.push(client);
     return undefined;
@@ -172,18 +201,64 @@ async function fromTracks(
 
 /** The caption URL ready to fetch: with a PO token where it wants one and a provider is configured, else undefined. */
 async function signedUrl(deps: TranscriptDeps, client: InnerTubeClient, videoId: string, url: string, failures: ClientFailures): Promise<string | undefined> {
-  if (!needsPoToken(url)) return url;
   const provider = deps.youtube?.poTokenProvider;
+  const profiled = profileOf(deps.http).youtube.clients[client];
+  // A client whose captions the profile says want a token gets one whenever a provider can mint it, marked or not.
+  if (!needsPoToken(url) && !(provider && profiled?.poToken.captions && !new URL(url, 'https://www.youtube.com').searchParams.get('pot'))) return url;
   if (!provider) {
     failures.poToken.push(client);
     return undefined;
   }
   const token = await fetchPoToken(deps.http, provider, videoId, deps.http.egress.currentProxy('youtube'));
-  return withPoToken(url, token, INNERTUBE_CLIENT_NAMES[client] ?? client);
+  // The c= of the URL is the name the client really sends (IOS, not youtubei.js's iOS).
+  return withPoToken(url, token, profiled?.urlClientName ?? client);
+}
+
+/**
+ * The direct audio URL of each client of the audio order that has one (asking those the caption
+ * order did not), in that order; then any other playable client's. Clients whose streams want a PO
+ * token in the profile come after those whose streams do not.
+ */
+async function audioCandidates(
+  deps: TranscriptDeps,
+  yt: Innertube,
+  videoId: string,
+  order: InnerTubeClient[],
+  outcomes: PlayerOutcome[],
+): Promise<Array<{ client: InnerTubeClient; url: string; info: YT.VideoInfo }>> {
+  const clients = profileOf(deps.http).youtube.clients;
+  const byClient = new Map(outcomes.map((o) => [o.client, o] as const));
+  const candidates: Array<{ client: InnerTubeClient; url: string; info: YT.VideoInfo }> = [];
+  for (const client of [...order, ...outcomes.map((o) => o.client)]) {
+    if (candidates.some((c) => c.client === client)) continue;
+    let outcome = byClient.get(client);
+    if (!outcome) {
+      outcome = await askPlayer(yt, videoId, client);
+      byClient.set(client, outcome);
+    }
+    if (outcome.kind !== 'playable') continue;
+    const url = audioStreamUrl(outcome.info);
+    if (url) candidates.push({ client, url, info: outcome.info });
+  }
+  const wantsToken = (client: InnerTubeClient) => (clients[client]?.poToken.streams ? 1 : 0);
+  return candidates.sort((a, b) => wantsToken(a.client) - wantsToken(b.client));
+}
+
+/** A download the media pipeline gave up on because YouTube refused it (403 or 429), not because the file is bad. */
+function isRefusal(error: unknown): boolean {
+  if (!(error instanceof GleanerError)) return false;
+  return error.code === 'CONTENT_UNAVAILABLE' || error.code === 'UPSTREAM_BLOCKED' || (error.code === 'UPSTREAM_ERROR' && /answered 429/.test(error.message));
 }
 
 /** A video no client lists captions for: speech to text from a direct audio URL, where a provider is configured. */
-async function withoutCaptions(deps: TranscriptDeps, request: TranscriptRequest, infos: YT.VideoInfo[]): Promise<StoredTranscript> {
+async function withoutCaptions(
+  deps: TranscriptDeps,
+  request: TranscriptRequest,
+  yt: Innertube,
+  audioOrder: InnerTubeClient[],
+  outcomes: PlayerOutcome[],
+  exits: ExitBudget,
+): Promise<StoredTranscript> {
   if (!deps.fallback) {
     if (request.generate) throw new GleanerError('TRANSCRIPT_UNAVAILABLE', `mode=generate transcribes speech, and this server has no speech-to-text provider (GLEANER_STT_URL).`);
     throw new GleanerError('TRANSCRIPT_UNAVAILABLE', `The YouTube video ${request.videoId} has no captions, and no speech-to-text fallback is available.`);
@@ -195,14 +270,37 @@ async function withoutCaptions(deps: TranscriptDeps, request: TranscriptRequest,
       `The YouTube video ${request.videoId} has no captions to translate into "${request.translate}"; youtube_transcript_translate translates its speech-to-text transcript with a language model.`,
     );
   }
-  const audioUrl = infos.map(audioStreamUrl).find(Boolean);
-  if (!audioUrl) {
+  const candidates = await audioCandidates(deps, yt, request.videoId, audioOrder, outcomes);
+  if (candidates.length === 0) {
     throw new GleanerError(
       'UPSTREAM_BLOCKED',
       `The YouTube video ${request.videoId} has no captions, and no InnerTube client tried gave a direct audio URL for speech to text (WEB streams need a PO token and YouTube's player script): put VISIONOS, ANDROID or IOS in GLEANER_YOUTUBE_CLIENTS.`,
     );
   }
-  const produced = await deps.fallback({ videoId: request.videoId, durationSeconds: durationSeconds(infos[0]), lang: request.lang, audioUrl });
+  const refused: string[] = [];
+  let produced: StoredTranscript | undefined;
+  let done = false;
+  for (const first of candidates) {
+    let candidate: typeof first | undefined = first;
+    while (candidate && !done) {
+      try {
+        produced = await deps.fallback({ videoId: request.videoId, durationSeconds: durationSeconds(candidate.info), lang: request.lang, audioUrl: candidate.url });
+        done = true;
+      } catch (error) {
+        if (!isRefusal(error)) throw error;
+        if (!exits.next()) {
+          refused.push(candidate.client);
+          break;
+        }
+        // The next exit of the pool (a fresh connection) asks this client again: its stream URLs are bound to the address that asked.
+        const again = await askPlayer(yt, request.videoId, candidate.client);
+        const url = again.kind === 'playable' ? audioStreamUrl(again.info) : undefined;
+        candidate = again.kind === 'playable' && url ? { client: candidate.client, url, info: again.info } : undefined;
+      }
+    }
+    if (done) break;
+  }
+  if (!done) throw botCheckError(`the audio download for ${request.videoId}`, { clients: refused, exits: exits.pool });
   if (!produced) throw new GleanerError('TRANSCRIPT_UNAVAILABLE', `The YouTube video ${request.videoId} has no captions, and speech to text produced nothing.`);
   if (request.translate && deps.translator && request.translate.toLowerCase() !== produced.lang.toLowerCase()) {
     const segments = await deps.translator(produced.segments, request.translate);
@@ -215,7 +313,7 @@ async function withoutCaptions(deps: TranscriptDeps, request: TranscriptRequest,
 async function readTrack(http: HttpClient, videoId: string, url: string): Promise<StoredSegment[] | undefined> {
   const reply = await http.fetch(url, { maxBytes: 8 * 1024 * 1024, retryRateLimited: false });
   const what = `the caption request for ${videoId}`;
-  if (reply.status === 429 || reply.status === 403) throw botCheckError(what, { clients: ['timedtext'], exits: http.egress.poolSize('youtube') });
+  if (reply.status === 429 || reply.status === 403) throw new RefusedDownload(`YouTube answered ${what} with HTTP ${reply.status}.`);
   if (reply.status !== 200) {
     throw new GleanerError('UPSTREAM_ERROR', `YouTube answered ${what} with HTTP ${reply.status}.`);
   }

@@ -1,0 +1,87 @@
+/**
+ * The profile in force: the built-in one, an operator's JSON file (GLEANER_PLATFORM_PROFILE)
+ * deep-merged over it, then the older single-value variables (GLEANER_YOUTUBE_CLIENTS,
+ * GLEANER_X_TWEET_QUERY_ID, GLEANER_X_BEARER_TOKEN, GLEANER_INSTAGRAM_DOC_ID) over that. The result is
+ * validated as a whole: a wrong field stops the start with its path named.
+ */
+import fs from 'node:fs';
+import { BUILTIN_PROFILE } from './builtin.js';
+import { platformProfileSchema, type PlatformProfile } from './schema.js';
+
+export { BUILTIN_PROFILE } from './builtin.js';
+export type { PlatformProfile, InnertubeClientProfile, BrowserIdentity } from './schema.js';
+
+export interface ProfileSources {
+  /** GLEANER_PLATFORM_PROFILE: a JSON file. */
+  file?: string;
+  /** GLEANER_YOUTUBE_CLIENTS: one order for captions and audio. */
+  youtubeClients?: string;
+  xTweetQueryId?: string;
+  xBearerToken?: string;
+  instagramDocId?: string;
+}
+
+/** A setting that cannot be used, with the variable and field it comes from. */
+export class ProfileError extends Error {}
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Objects merge key by key; anything else (a list, a string, a number) replaces what was there. */
+export function deepMerge(base: unknown, over: unknown): unknown {
+  if (!isObject(base) || !isObject(over)) return over === undefined ? base : over;
+  const merged: Json = { ...base };
+  for (const [key, value] of Object.entries(over)) merged[key] = deepMerge(base[key], value);
+  return merged;
+}
+
+function readFile(file: string): Json {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ProfileError(`GLEANER_PLATFORM_PROFILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ProfileError(`GLEANER_PLATFORM_PROFILE: ${file} is not JSON (${(error as Error).message})`);
+  }
+  if (!isObject(json)) throw new ProfileError(`GLEANER_PLATFORM_PROFILE: ${file} must hold one JSON object (the profile's fields to change)`);
+  return json;
+}
+
+export function loadPlatformProfile(sources: ProfileSources = {}): PlatformProfile {
+  let merged = structuredClone(BUILTIN_PROFILE) as unknown;
+  if (sources.file) merged = deepMerge(merged, readFile(sources.file));
+  const shorthands: Json = {};
+  if (sources.youtubeClients) {
+    const names = sources.youtubeClients.split(',').map((n) => n.trim().toUpperCase()).filter(Boolean);
+    shorthands.youtube = { order: { captions: names, audio: names } };
+  }
+  if (sources.xTweetQueryId || sources.xBearerToken) {
+    shorthands.x = { ...(sources.xTweetQueryId ? { tweetQueryId: sources.xTweetQueryId } : {}), ...(sources.xBearerToken ? { bearerToken: sources.xBearerToken } : {}) };
+  }
+  if (sources.instagramDocId) shorthands.instagram = { docId: sources.instagramDocId };
+  merged = deepMerge(merged, shorthands);
+  const parsed = platformProfileSchema.safeParse(merged);
+  if (!parsed.success) {
+    const origin = sources.file ? `GLEANER_PLATFORM_PROFILE (${sources.file})` : 'the platform profile';
+    const lines = parsed.error.issues.map((issue) => {
+      const field = issue.path.join('.') || '(top level)';
+      // A shorthand's value is named by its variable, not by a file it did not come from.
+      const by = sources.youtubeClients && field.startsWith('youtube.order.') ? 'GLEANER_YOUTUBE_CLIENTS' : origin;
+      return `${by}: ${field}: ${issue.message}`;
+    });
+    throw new ProfileError(lines.join('; '));
+  }
+  return parsed.data;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Whole days from a profile date (YYYY-MM-DD) to `now`. */
+export function profileAgeDays(date: string, now = Date.now()): number {
+  return Math.floor((now - Date.parse(`${date}T00:00:00Z`)) / DAY_MS);
+}
