@@ -207,7 +207,7 @@ async function withoutCaptions(deps: TranscriptDeps, request: TranscriptRequest,
 
 /** Downloads and parses one caption body; undefined when YouTube sent an empty one (it wants a PO token). */
 async function readTrack(http: HttpClient, videoId: string, url: string): Promise<StoredSegment[] | undefined> {
-  const reply = await http.fetch(url, { maxBytes: 8 * 1024 * 1024, retryRateLimited: false });
+  const reply = await http.fetch(url, { maxBytes: 8 * 1024 * 1024, retryRateLimited: false, credentials: true });
   const what = `the caption request for ${videoId}`;
   if (reply.status === 429 || reply.status === 403) throw botCheckError(what, { clients: ['timedtext'], exits: http.egress.poolSize('youtube') });
   if (reply.status !== 200) {
