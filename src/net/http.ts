@@ -207,9 +207,18 @@ export class HttpClient {
       });
       const source = hop.body as unknown as Readable;
       const body = decoder ? source.pipe(decoder).pipe(cap) : source.pipe(cap);
-      const fail = (error: Error) => body.destroy(error);
-      source.on('error', fail);
-      decoder?.on('error', fail);
+      // A reply cut off on the way (the server closed mid-body, a reset) fails the reader with a clear error.
+      source.on('error', (error: Error) =>
+        body.destroy(
+          error instanceof GleanerError
+            ? error
+            : new GleanerError('UPSTREAM_UNAVAILABLE', `The connection to ${current.host} broke while its reply was being read (${describeFailure(error)}).`),
+        ),
+      );
+      decoder?.on('error', () => body.destroy(new GleanerError('UPSTREAM_ERROR', `The response from ${current.host} could not be decompressed (${hop.headers['content-encoding']}).`)));
+      // A reply abandoned by its reader must not take the process down with an 'error' nobody
+      // listens to; readers (pipeline, for await) still get the error.
+      body.on('error', () => undefined);
       // A caller that stops reading (a file refused by its headers) must free the connection too:
       // pipe() does not pass a destroy upstream, and an unread body would hold it open forever.
       body.on('close', () => {
@@ -585,6 +594,8 @@ const FAILURE_WORDS: Record<string, string> = {
   UND_ERR_SOCKET: 'connection closed',
   UND_ERR_CLOSED: 'connection closed',
   UND_ERR_ABORTED: 'request aborted',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'the reply ended before its declared length',
+  HPE_INVALID_EOF_STATE: 'the reply ended in the middle',
 };
 
 /**
