@@ -409,7 +409,6 @@ export class HttpClient {
         ...(target.forwardedHost ? { 'x-forwarded-host': target.forwardedHost } : {}),
       },
     });
-
     const headers = flattenHeaders(response.headers);
     upstreamRequestsTotal.inc({ platform: platformOfHost(current.hostname) ?? 'web', status: String(response.statusCode) });
     const hop: Hop = { status: response.statusCode, headers, body: response.body };
