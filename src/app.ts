@@ -77,8 +77,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const http = new HttpClient({
     overrides: config.GLEANER_UPSTREAM_OVERRIDES,
     allowPrivate: config.GLEANER_ALLOW_PRIVATE_URLS,
-    // Endpoints the operator configured are not user URLs: the SSRF guard does not apply to them.
-    trustedOrigins: [config.GLEANER_STT_URL, config.GLEANER_LLM_URL, config.GLEANER_PROXY_URL, config.GLEANER_YOUTUBE_POT_PROVIDER_URL].filter((u): u is string => Boolean(u)),
+    // Gleaner's own calls to the operator's endpoints go direct, not through the proxy (a caller's URL naming one is guarded as any).
+    trustedOrigins: [config.GLEANER_STT_URL, config.GLEANER_LLM_URL, config.GLEANER_YOUTUBE_POT_PROVIDER_URL].filter((u): u is string => Boolean(u)),
     defaultTimeoutMs: config.GLEANER_HTTP_TIMEOUT_MS,
     perHostConcurrency: config.GLEANER_HOST_CONCURRENCY,
     resolver: options.resolver,

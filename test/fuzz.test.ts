@@ -387,3 +387,126 @@ describe('hostile MCP tool calls (issue 20.2)', () => {
     }
   }, 300_000);
 });
+
+/**
+ * Issue 20, findings 3 and 4, fuzzed: caller URLs on the operator's configured origins, and web
+ * operations on platform hosts while a cookies file is configured. Each server below records what
+ * reached it. (Imports for these cases are loaded here, so the file's head stays as it was.)
+ */
+async function startRecorder(): Promise<{ origin: string; port: number; hits: Array<{ path: string; headers: http.IncomingHttpHeaders }>; close(): Promise<void> }> {
+  const hits: Array<{ path: string; headers: http.IncomingHttpHeaders }> = [];
+  const server = http.createServer((req, res) => {
+    req.resume();
+    hits.push({ path: req.url ?? '', headers: req.headers });
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html><head><title>r</title></head><body><p>recorded</p><a href="/next">next</a></body></html>');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    port,
+    hits,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Spellings of this machine a caller may use for an origin's port. */
+const LOOPBACK_SPELLINGS = ['127.0.0.1', 'localhost', '[::1]', '0x7f000001', '2130706433', '127.1', '[::ffff:127.0.0.1]', '127.0.0.2'];
+
+/** One caller-facing use of a URL: the request and whether the URL rides as the start or as a webhook. */
+const URL_USES: Array<(url: string) => { method: 'GET' | 'POST'; path: string; body?: unknown }> = [
+  (url) => ({ method: 'GET', path: `/v1/web/scrape?url=${encodeURIComponent(url)}` }),
+  (url) => ({ method: 'GET', path: `/v1/web/map?url=${encodeURIComponent(url)}` }),
+  (url) => ({ method: 'GET', path: `/v1/metadata?url=${encodeURIComponent(url)}` }),
+  (url) => ({ method: 'GET', path: `/v1/video/transcript?url=${encodeURIComponent(url)}` }),
+  (url) => ({ method: 'POST', path: '/v1/web/crawl', body: { url, maxPages: 2 } }),
+  (url) => ({ method: 'POST', path: '/v1/web/crawl', body: { url: 'https://fuzz.example/', maxPages: 1, webhook: url } }),
+];
+
+describe("the operator's origins and credentials under fuzz (issue 20)", () => {
+  it("caller URLs on the operator's configured origins (STT, LLM, PO-token provider, proxy, override targets) are refused unless private URLs are allowed", async () => {
+    const [stt, llm, pot, proxy, target] = await Promise.all([startRecorder(), startRecorder(), startRecorder(), startRecorder(), startRecorder()]);
+    const origins = [stt, llm, pot, proxy, target];
+    const env = {
+      GLEANER_STT_URL: `${stt.origin}/v1`,
+      GLEANER_LLM_URL: `${llm.origin}/v1`,
+      GLEANER_YOUTUBE_POT_PROVIDER_URL: pot.origin,
+      GLEANER_PROXY_URL: proxy.origin,
+      GLEANER_UPSTREAM_OVERRIDES: `fuzz.example=${target.origin}`,
+      GLEANER_HTTP_TIMEOUT_MS: '3000',
+    };
+    const guarded = await startTestServer({ env });
+    const open = await startTestServer({ env: { ...env, GLEANER_ALLOW_PRIVATE_URLS: 'true', GLEANER_PROXY_URL: '' } });
+    try {
+      const rnd = prng(SEED ^ 0x0e1);
+      const pick = <T>(list: T[]) => list[Math.floor(rnd() * list.length)];
+      const cases = Array.from({ length: 60 }, (_, i) => {
+        const where = pick(origins);
+        const path = pick(['/', '/v1/models', '/v1/audio/transcriptions', '/get_pot', '/admin/secret?x=1', `/${'a'.repeat(1 + (i % 40))}`, '/%2e%2e/etc']);
+        return { url: `${pick(['http', 'http', 'https'])}://${pick(LOOPBACK_SPELLINGS)}:${where.port}${path}`, use: pick(URL_USES) };
+      });
+      const keyGuarded = await guarded.createKey('Giga');
+      const problems: string[] = [];
+      for (const { url, use } of cases) {
+        const call = use(url);
+        const reply = await guarded.request(call.method, call.path, { apiKey: keyGuarded, body: call.body });
+        if (reply.status !== 400 || reply.body.error?.code !== 'URL_NOT_ALLOWED') problems.push(`${call.method} ${call.path} ${JSON.stringify(call.body ?? '')} -> ${reply.status} ${JSON.stringify(reply.body).slice(0, 160)}`);
+      }
+      expect(problems).toEqual([]);
+      // Nothing of it reached an operator endpoint, nor an override's target.
+      expect(origins.flatMap((o) => o.hits)).toEqual([]);
+
+      // With private URLs allowed (tests, intranets) the same URLs are the caller's to fetch.
+      const keyOpen = await open.createKey('Giga');
+      for (const { url } of cases.slice(0, 10)) {
+        const reply = await open.request('GET', `/v1/web/scrape?url=${encodeURIComponent(url.replace(/^https:/, 'http:'))}`, { apiKey: keyOpen });
+        expect(reply.body.error?.code, url).not.toBe('URL_NOT_ALLOWED');
+      }
+    } finally {
+      await Promise.all([guarded.close(), open.close()]);
+      await Promise.all(origins.map((o) => o.close()));
+    }
+  }, 180_000);
+
+  it('platform hosts in web operations and webhooks carry no cookie of the operator', async () => {
+    const fs = await import('node:fs');
+    const os = await import('node:os');
+    const path = await import('node:path');
+    const site = await startRecorder();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-fuzz-cookies-'));
+    const domains = ['youtube.com', 'google.com', 'instagram.com', 'facebook.com', 'x.com', 'twitter.com'];
+    const rnd = prng(SEED ^ 0xc00c1e);
+    const secrets = domains.map((d, i) => `operator-${d.replace(/\W/g, '')}-${Math.floor(rnd() * 1e9)}-${i}`);
+    const file = path.join(dir, 'cookies.txt');
+    fs.writeFileSync(file, ['# Netscape HTTP Cookie File', ...domains.map((d, i) => `.${d}\tTRUE\t/\tFALSE\t0\tsecret${i}\t${secrets[i]}`), ''].join('\n'));
+    const hosts = [...domains, 'fuzz.example'];
+    const server = await startTestServer({
+      env: { GLEANER_COOKIES_FILE: file, GLEANER_UPSTREAM_OVERRIDES: hosts.map((h) => `${h}=${site.origin}`).join(','), GLEANER_HTTP_TIMEOUT_MS: '3000' },
+    });
+    try {
+      const key = await server.createKey('Giga');
+      const pick = <T>(list: T[]) => list[Math.floor(rnd() * list.length)];
+      // Web operations only: /v1/metadata and transcripts of a platform URL are the adapters' own requests.
+      const webUses = [URL_USES[0], URL_USES[1], URL_USES[4], URL_USES[5]];
+      for (let i = 0; i < 40; i++) {
+        const host = `${pick(['', 'www.', 'm.', 'api.', 'accounts.', 'myaccount.'])}${pick(domains)}`;
+        const url = `${pick(['https', 'http'])}://${host}${pick(['/', '/accounts/edit/', '/youtubei/v1/like/like', '/settings?tab=1', `/p/${i}`])}`;
+        const call = pick(webUses)(url);
+        const reply = await server.request(call.method, call.path, { apiKey: key, body: call.body });
+        expect(reply.status, `${call.path} ${JSON.stringify(call.body ?? '')}`).toBeLessThan(500);
+      }
+      // Jobs (crawls and their webhooks) finish on their own against the quick recorder.
+      await expect.poll(async () => (await server.app.services.store.get<unknown[]>('webhooks:pending'))?.length ?? 0, { timeout: 60_000 }).toBe(0);
+      expect(site.hits.length).toBeGreaterThan(20);
+      const carried = site.hits.filter((hit) => secrets.some((secret) => JSON.stringify(hit.headers).includes(secret)));
+      expect(carried.map((hit) => `${hit.headers['x-forwarded-host']}${hit.path}`)).toEqual([]);
+    } finally {
+      await server.close();
+      await site.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+});

@@ -72,11 +72,12 @@ describe('GLEANER_COOKIES_FILE', () => {
   it('sends the matching cookies to platform hosts only, never to another site or across a redirect', async () => {
     const overrides = ['youtube.com', 'x.com', 'example.com'].map((host) => ({ host, origin: originUrl }));
     const client = new HttpClient({ overrides, cookies: CookieJar.fromFile(file) });
-    await client.fetch('https://www.youtube.com/watch?v=x');
-    await client.fetch('https://x.com/home');
-    await client.fetch('https://www.example.com/');
+    // The adapters' own requests ask for the operator's credentials.
+    await client.fetch('https://www.youtube.com/watch?v=x', { credentials: true });
+    await client.fetch('https://x.com/home', { credentials: true });
+    await client.fetch('https://www.example.com/', { credentials: true });
     // A caller's own Cookie header wins.
-    await client.fetch('https://www.youtube.com/', { headers: { Cookie: 'own=1' } });
+    await client.fetch('https://www.youtube.com/', { headers: { Cookie: 'own=1' }, credentials: true });
     expect(client.cookie('https://x.com/i/api/graphql', 'ct0')).toBe('csrf-token-value');
     expect(client.cookie('https://www.example.com/', 'TRACK')).toBeUndefined();
     expect(seen).toEqual([

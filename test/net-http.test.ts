@@ -320,10 +320,14 @@ describe('HttpClient SSRF guard (default on)', () => {
     expect(seen.filter((s) => s.path === '/secret')).toHaveLength(0);
   });
 
-  it('opens for guard:false, trusted origins and allowPrivate', async () => {
+  it("opens for guard:false and allowPrivate; an operator endpoint's origin opens nothing for a request without guard:false", async () => {
     expect((await guarded().fetch(`${origin}/hello`, { guard: false })).status).toBe(200);
     const trusted = new HttpClient({ overrides: [], trustedOrigins: [origin] });
-    expect((await trusted.fetch(`${origin}/hello`)).status).toBe(200);
+    expect((await trusted.fetch(`${origin}/hello`, { guard: false })).status).toBe(200);
+    await expect(trusted.fetch(`${origin}/hello`)).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED' });
     await expect(trusted.fetch(`http://localhost:${port}/hello`)).rejects.toMatchObject({ code: 'URL_NOT_ALLOWED' });
+    const open = new HttpClient({ overrides: [], allowPrivate: true });
+    expect((await open.fetch(`${origin}/hello`)).status).toBe(200);
+    await Promise.all([trusted.close(), open.close()]);
   });
 });

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HttpClient, type Resolver } from '../src/net/http.js';
 import { blockedHostReason } from '../src/net/ssrf.js';
+import { Egress } from '../src/net/egress.js';
 import { startTestProxy, type TestProxy } from './support/proxy.js';
 
 /** The site every tunnel really reaches; it records the Host header each request carried. */
@@ -56,7 +57,8 @@ describe('GLEANER_PROXY_URL', () => {
 
   it('does not carry operator endpoints; an overridden host keeps its exit; the guard stays', async () => {
     const client = new HttpClient({ overrides: [{ host: 'youtube.com', origin: originUrl }], proxyUrl: proxyA.url, trustedOrigins: [proxyA.url, originUrl], resolver });
-    expect((await client.fetch(`${originUrl}/stt`)).text()).toBe('hello from /stt');
+    // Gleaner's own call to an operator endpoint (guard: false) goes direct.
+    expect((await client.fetch(`${originUrl}/stt`, { guard: false })).text()).toBe('hello from /stt');
     expect(proxyA.connects).toEqual([]);
     // The override only changes where the request lands: the request still leaves by the proxy.
     expect((await client.fetch('https://www.youtube.com/watch?v=x')).text()).toBe('hello from /watch?v=x');
@@ -130,6 +132,52 @@ describe('egress per platform', () => {
     await client.fetch(`http://www.tiktok.com:${originPort}/again`);
     expect(proxyC.connects).toHaveLength(2);
     await client.close();
+  });
+
+  it('an exit that cannot be reached is skipped and marked down, and no message names a proxy (issue 20 finding 7)', async () => {
+    // Port 1: nothing listens there, so connecting is refused, as with a proxy that is down.
+    const client = new HttpClient({ overrides: [], platformProxies: { youtube: ['http://127.0.0.1:1', proxyA.url] }, resolver });
+    for (let i = 0; i < 5; i++) expect((await client.fetch(`http://www.youtube.com:${originPort}/call-${i}`)).text()).toBe(`hello from /call-${i}`);
+    // Every call went through the live proxy (one kept-alive tunnel), and the pool stays there.
+    expect(proxyA.connects).toHaveLength(1);
+    expect(client.egress.currentProxy('youtube')).toBe(proxyA.url);
+    // Rotating away from the live exit does not land on the dead one while it is marked down.
+    client.egress.rotate('youtube');
+    expect(client.egress.currentProxy('youtube')).toBe(proxyA.url);
+    await client.close();
+
+    const dead = new HttpClient({ overrides: [], platformProxies: { youtube: ['http://127.0.0.1:1', 'http://user:proxy-pw@127.0.0.1:2'] }, proxyUrl: 'http://127.0.0.1:3', resolver });
+    for (const url of [`http://www.youtube.com:${originPort}/x`, `http://public.example:${originPort}/y`]) {
+      const failure = await dead.fetch(url).then(
+        () => undefined,
+        (error: Error & { code?: string }) => error,
+      );
+      expect(failure?.code).toBe('UPSTREAM_UNAVAILABLE');
+      expect(failure?.message).toMatch(/proxy \(proxy \d of \d\) could not be reached \(connection refused\)/);
+      expect(failure?.message).not.toMatch(/127\.0\.0\.1|proxy-pw|user/);
+      expect(failure?.cause).toBeUndefined();
+    }
+    await dead.close();
+  });
+
+  it('a proxy marked down is tried again once its time is over', async () => {
+    let now = 0;
+    const egress = new Egress({ platformProxies: { youtube: ['http://a.test:1', 'http://b.test:2'] }, downForMs: 60_000, now: () => now });
+    const url = new URL('https://www.youtube.com/');
+    const first = egress.exitFor(url)!;
+    expect(first.label).toBe('proxy 1 of 2');
+    expect(egress.markDown(first)).toBe(true);
+    expect(egress.exitFor(url)!.label).toBe('proxy 2 of 2');
+    now += 59_000;
+    egress.rotate('youtube');
+    expect(egress.exitFor(url)!.label).toBe('proxy 2 of 2');
+    now += 2_000;
+    egress.rotate('youtube');
+    expect(egress.exitFor(url)!.label).toBe('proxy 1 of 2');
+    // Both down: there is no other exit to try at once.
+    expect(egress.markDown(egress.exitFor(url)!)).toBe(true);
+    expect(egress.markDown(egress.exitFor(url)!)).toBe(false);
+    await egress.close();
   });
 
   it('without any proxy, egress is direct and rotate says there is nowhere to go', async () => {

@@ -381,4 +381,32 @@ describe('egress: a proxy pool for YouTube', () => {
     expect(again.status).toBe(200);
     expect(proxyBlocked.connects.length).toBe(connectsAfter);
   });
+
+  it('a proxy of the pool that cannot be reached is skipped: 5 of 5 calls answered through the live one, no proxy address in any reply (issue 20 finding 7)', async () => {
+    const s = await server({ GLEANER_YOUTUBE_CLIENTS: 'VISIONOS', GLEANER_PROXY_URL_YOUTUBE: `http://127.0.0.1:1,${proxyClean.url}` });
+    const key = await s.createKey('Free', { credits: 10 });
+    const calls = [
+      '/v1/youtube/transcript?video_id=kX3nB4PpJko',
+      '/v1/youtube/transcript?video_id=kX3nB4PpJko&lang=zh',
+      `/v1/metadata?url=${q('https://www.youtube.com/watch?v=kX3nB4PpJko')}`,
+      '/v1/youtube/search?query=test&limit=3',
+      '/v1/youtube/playlist/videos?id=PLoumn5BIsUDeGF1vy5Nylf_RJKn5aL_nr',
+    ];
+    for (const call of calls) {
+      const reply = await s.request('GET', call, { apiKey: key });
+      expect(reply.status, `${call}: ${JSON.stringify(reply.body)}`).toBe(200);
+      expect(JSON.stringify(reply.body)).not.toContain('127.0.0.1:1');
+    }
+    expect(s.app.services.http.egress.currentProxy('youtube')).toBe(proxyClean.url);
+
+    // A pool with no live exit: a clear error that names neither proxy.
+    const dead = await server({ GLEANER_YOUTUBE_CLIENTS: 'VISIONOS', GLEANER_PROXY_URL_YOUTUBE: 'http://127.0.0.1:1,http://user:proxy-pw@127.0.0.1:2' });
+    const deadKey = await dead.createKey('Free', { credits: 10 });
+    const failed = await dead.request('GET', '/v1/youtube/transcript?video_id=kX3nB4PpJko', { apiKey: deadKey });
+    expect(failed.status).toBe(503);
+    expect(failed.body.error.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect(failed.body.error.message).toMatch(/proxy/);
+    expect(failed.body.error.message).not.toMatch(/127\.0\.0\.1|proxy-pw|user:/);
+    expect(await credits(dead, deadKey)).toBe(10);
+  });
 });

@@ -5,9 +5,13 @@
  * A platform that blocks an exit (bot check, persistent 429) keeps blocking it: retrying from the
  * same address only extends the block. So adapters that recognise a block call `rotate(platform)`,
  * which drops the blocked exit's connections and moves the pool to its next proxy; the next request
- * opens a fresh connection there. Proxy URLs may carry credentials: they never appear in messages.
+ * opens a fresh connection there. An exit that cannot be reached at all (refused, timed out, its
+ * name unknown) is marked down for a while (`markDown`) and skipped until then, so a dead proxy in a
+ * pool costs one failed connect, not every request. Proxy URLs may carry credentials: they never
+ * appear in messages (a message says "proxy 2 of 3").
  */
-import { ProxyAgent } from 'undici';
+import { Pool, ProxyAgent } from 'undici';
+import { guardedConnector } from './h1-guard.js';
 
 export const PLATFORMS = ['youtube', 'tiktok', 'instagram', 'x', 'facebook'] as const;
 export type Platform = (typeof PLATFORMS)[number];
@@ -41,13 +45,19 @@ export interface EgressOptions {
   /** GLEANER_PROXY_URL_<PLATFORM>: overrides `proxies` for that platform's hosts. */
   platformProxies?: Partial<Record<Platform, string[]>>;
   connectTimeoutMs?: number;
+  /** How long an exit that could not be reached is skipped (60 s). */
+  downForMs?: number;
+  /** The clock (tests). */
+  now?: () => number;
 }
 
-interface Pool {
+interface ExitPool {
   proxies: string[];
   index: number;
   /** One agent per pool slot, created on first use and dropped when the slot is rotated away from. */
   agents: Map<number, ProxyAgent>;
+  /** Slots that could not be reached, and until when they are skipped. */
+  downUntil: Map<number, number>;
 }
 
 export interface Exit {
@@ -56,12 +66,54 @@ export interface Exit {
   proxy: string;
   /** "proxy 2 of 3": what a message may say about it. */
   label: string;
+  /** How many proxies its pool has. */
+  poolSize: number;
+  /** Which pool and slot it is (for markDown). */
+  pool: string;
+  slot: number;
+}
+
+/** A ProxyAgent whose tunnels carry the HTTP/1 guard (h1-guard.ts) like direct connections do. */
+function proxyAgent(uri: string, connectTimeoutMs: number): ProxyAgent {
+  return new ProxyAgent({
+    uri,
+    connectTimeout: connectTimeoutMs,
+    factory: (origin, options) => {
+      const poolOptions = options as Pool.Options;
+      const connect = typeof poolOptions.connect === 'function' ? guardedConnector(poolOptions.connect) : poolOptions.connect;
+      return new Pool(origin, { ...poolOptions, connect });
+    },
+  });
 }
 
 export class Egress {
-  private readonly pools = new Map<string, Pool>();
+  private readonly pools = new Map<string, ExitPool>();
 
   constructor(private readonly options: EgressOptions = {}) {}
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now();
+  }
+
+  private isDown(pool: ExitPool, slot: number): boolean {
+    const until = pool.downUntil.get(slot);
+    if (until === undefined) return false;
+    if (until > this.now()) return true;
+    pool.downUntil.delete(slot);
+    return false;
+  }
+
+  /** Moves the pool to its next slot that is not down (or simply the next one when all are). */
+  private advance(pool: ExitPool): void {
+    for (let step = 1; step <= pool.proxies.length; step++) {
+      const slot = (pool.index + step) % pool.proxies.length;
+      if (!this.isDown(pool, slot)) {
+        pool.index = slot;
+        return;
+      }
+    }
+    pool.index = (pool.index + 1) % pool.proxies.length;
+  }
 
   private poolKey(platform: Platform | undefined): string | undefined {
     if (platform && this.options.platformProxies?.[platform]?.length) return platform;
@@ -70,13 +122,13 @@ export class Egress {
     return undefined;
   }
 
-  private pool(platform: Platform | undefined): Pool | undefined {
+  private pool(platform: Platform | undefined): ExitPool | undefined {
     const key = this.poolKey(platform);
     if (!key) return undefined;
     let pool = this.pools.get(key);
     if (!pool) {
       const proxies = (platform && this.options.platformProxies?.[platform]?.length ? this.options.platformProxies[platform] : this.options.proxies) ?? [];
-      pool = { proxies, index: 0, agents: new Map() };
+      pool = { proxies, index: 0, agents: new Map(), downUntil: new Map() };
       this.pools.set(key, pool);
     }
     return pool;
@@ -84,14 +136,31 @@ export class Egress {
 
   /** The exit for a request to `url` (matched on its host), or undefined to go direct. */
   exitFor(url: URL): Exit | undefined {
-    const pool = this.pool(platformOfHost(url.hostname));
+    const platform = platformOfHost(url.hostname);
+    const pool = this.pool(platform);
     if (!pool) return undefined;
+    if (this.isDown(pool, pool.index)) this.advance(pool);
     let agent = pool.agents.get(pool.index);
     if (!agent) {
-      agent = new ProxyAgent({ uri: pool.proxies[pool.index], connectTimeout: this.options.connectTimeoutMs ?? 10_000 });
+      agent = proxyAgent(pool.proxies[pool.index], this.options.connectTimeoutMs ?? 10_000);
       pool.agents.set(pool.index, agent);
     }
-    return { agent, proxy: pool.proxies[pool.index], label: `proxy ${pool.index + 1} of ${pool.proxies.length}` };
+    return { agent, proxy: pool.proxies[pool.index], label: `proxy ${pool.index + 1} of ${pool.proxies.length}`, poolSize: pool.proxies.length, pool: this.poolKey(platform)!, slot: pool.index };
+  }
+
+  /**
+   * `exit` could not be reached: skip it for a while and move its pool on. True when the pool has
+   * another exit that is not down, i.e. when the request is worth making again at once.
+   */
+  markDown(exit: Exit): boolean {
+    const pool = this.pools.get(exit.pool);
+    if (!pool) return false;
+    pool.downUntil.set(exit.slot, this.now() + (this.options.downForMs ?? 60_000));
+    const agent = pool.agents.get(exit.slot);
+    pool.agents.delete(exit.slot);
+    agent?.close().catch(() => undefined);
+    if (pool.index === exit.slot) this.advance(pool);
+    return !this.isDown(pool, pool.index);
   }
 
   /** How many exits a platform's requests can take (0: direct only). */
@@ -115,7 +184,7 @@ export class Egress {
     const blocked = pool.agents.get(pool.index);
     pool.agents.delete(pool.index);
     blocked?.close().catch(() => undefined);
-    pool.index = (pool.index + 1) % pool.proxies.length;
+    this.advance(pool);
     return true;
   }
 

@@ -6,7 +6,8 @@
  */
 import dns from 'node:dns';
 import type { LookupAddress } from 'node:dns';
-import { Agent } from 'undici';
+import { Agent, buildConnector } from 'undici';
+import { guardedConnector } from './h1-guard.js';
 import { blockedAddressReason } from './ssrf.js';
 
 export interface ResolvedAddress {
@@ -65,10 +66,12 @@ function guardedLookup(resolver: Resolver) {
 
 export function createAgent(options: { guarded: boolean; resolver: Resolver; connectTimeoutMs: number }): Agent {
   return new Agent({
-    connect: {
-      timeout: options.connectTimeoutMs,
-      ...(options.guarded ? { lookup: guardedLookup(options.resolver) } : {}),
-    },
+    connect: guardedConnector(
+      buildConnector({
+        timeout: options.connectTimeoutMs,
+        ...(options.guarded ? { lookup: guardedLookup(options.resolver) } : {}),
+      }),
+    ),
     // The client enforces one total deadline per request; these only stop a silent socket.
     headersTimeout: 0,
     bodyTimeout: 0,

@@ -7,12 +7,18 @@
  * to, a loopback, private, link-local, CGNAT, multicast, unspecified or cloud-metadata address,
  * checked before each hop on the URL and at connect time on the address actually used. It is ON by
  * default for every request because most URLs reaching this client come from users (pages, media
- * files, URLs found inside upstream replies). It does not apply to:
- *   - hosts redirected by GLEANER_UPSTREAM_OVERRIDES (operator configuration: their origin is trusted),
- *   - `trustedOrigins` (operator-configured endpoints such as GLEANER_STT_URL or GLEANER_LLM_URL),
+ * files, URLs found inside upstream replies, webhooks, redirects). It does not apply to:
+ *   - hosts redirected by GLEANER_UPSTREAM_OVERRIDES (operator configuration: a platform's host is
+ *     sent to the override's origin; naming that origin directly is a URL like any other),
  *   - anything when GLEANER_ALLOW_PRIVATE_URLS=true (`allowPrivate`),
- *   - a request made with `guard: false`, which callers use only for URLs that come from operator
- *     configuration, never from a user.
+ *   - a request made with `guard: false`, which Gleaner's own calls to the operator's endpoints
+ *     (speech to text, language model, PO-token provider) use, never a URL from a user. Those
+ *     endpoints (`trustedOrigins`) are also reached directly, not through the proxy; a caller's URL
+ *     that names one of them is guarded and proxied like any other.
+ *
+ * Credentials: the operator's platform cookies (GLEANER_COOKIES_FILE) go only with requests that ask
+ * for them (`credentials: true`, which only the platform adapters set on their own requests), and
+ * neither they nor any login header a request carries follow a redirect to another site.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { Readable, Transform } from 'node:stream';
@@ -26,7 +32,7 @@ import { HostLimits } from './host-limits.js';
 import { blockedHostReason } from './ssrf.js';
 import { BlockedAddressError, createAgent, resolveAllowed, systemResolver, type Resolver } from './guard-agent.js';
 import { decodeBody } from './charset.js';
-import { Egress, platformOfHost, type Platform } from './egress.js';
+import { Egress, platformOfHost, type Exit, type Platform } from './egress.js';
 import type { CookieJar } from './cookies.js';
 import { upstreamRequestsTotal, upstreamStatusLabel } from '../observability/metrics.js';
 
@@ -50,6 +56,13 @@ export interface FetchOptions {
   signal?: AbortSignal;
   /** The SSRF guard (see the file comment). Default true; false only for operator-configured URLs. */
   guard?: boolean;
+  /**
+   * The operator's platform credentials go with this request: the cookies of GLEANER_COOKIES_FILE
+   * that match each hop's host. Set only by platform adapters for their own requests, never for a
+   * URL a caller chose (pages, media files, webhooks). Default false. Whatever the setting, a
+   * redirect to another site drops the cookies and every header but the generic ones.
+   */
+  credentials?: boolean;
   /** Retries on 429, 5xx and connection resets; default 2 for GET and HEAD, 0 for other methods. */
   retries?: number;
   /**
@@ -87,7 +100,10 @@ export interface HttpClientOptions {
   connectTimeoutMs?: number;
   /** GLEANER_ALLOW_PRIVATE_URLS: opens the guard for every request. */
   allowPrivate?: boolean;
-  /** Origins of operator-configured endpoints the guard does not apply to. */
+  /**
+   * Origins of operator-configured endpoints (STT, LLM, PO-token provider): Gleaner's own calls to
+   * them (`guard: false`) go direct, not through the proxy. They open nothing for a caller's URL.
+   */
   trustedOrigins?: string[];
   /** DNS for guarded requests (tests inject one). */
   resolver?: Resolver;
@@ -106,7 +122,7 @@ export interface HttpClientOptions {
   proxyUrl?: string | string[];
   /** GLEANER_PROXY_URL_<PLATFORM>: a platform's own proxy pool (see egress.ts). */
   platformProxies?: Partial<Record<Platform, string[]>>;
-  /** GLEANER_COOKIES_FILE: cookies sent to the platform domains they belong to. */
+  /** GLEANER_COOKIES_FILE: cookies sent to the platform domains they belong to, on requests with `credentials`. */
   cookies?: CookieJar;
 }
 
@@ -191,9 +207,18 @@ export class HttpClient {
       });
       const source = hop.body as unknown as Readable;
       const body = decoder ? source.pipe(decoder).pipe(cap) : source.pipe(cap);
-      const fail = (error: Error) => body.destroy(error);
-      source.on('error', fail);
-      decoder?.on('error', fail);
+      // A reply cut off on the way (the server closed mid-body, a reset) fails the reader with a clear error.
+      source.on('error', (error: Error) =>
+        body.destroy(
+          error instanceof GleanerError
+            ? error
+            : new GleanerError('UPSTREAM_UNAVAILABLE', `The connection to ${current.host} broke while its reply was being read (${describeFailure(error)}).`),
+        ),
+      );
+      decoder?.on('error', () => body.destroy(new GleanerError('UPSTREAM_ERROR', `The response from ${current.host} could not be decompressed (${hop.headers['content-encoding']}).`)));
+      // A reply abandoned by its reader must not take the process down with an 'error' nobody
+      // listens to; readers (pipeline, for await) still get the error.
+      body.on('error', () => undefined);
       // A caller that stops reading (a file refused by its headers) must free the connection too:
       // pipe() does not pass a destroy upstream, and an unread body would hold it open forever.
       body.on('close', () => {
@@ -234,13 +259,13 @@ export class HttpClient {
 
   private guarded(url: URL, guard: boolean | undefined): boolean {
     if (guard === false || this.options.allowPrivate) return false;
-    if (this.trusted.has(url.origin)) return false;
     return !applyOverride(url, this.options.overrides).overridden;
   }
 
-  /** True when a request to `url` goes through a proxy. */
-  private proxied(url: URL): boolean {
-    return !this.trusted.has(url.origin) && this.egress.exitFor(url) !== undefined;
+  /** True when a request to `url` goes through a proxy: all but Gleaner's own calls to the operator's endpoints. */
+  private proxied(url: URL, guard: boolean | undefined): boolean {
+    if (guard === false && this.trusted.has(url.origin)) return false;
+    return this.egress.exitFor(url) !== undefined;
   }
 
   /**
@@ -271,33 +296,54 @@ export class HttpClient {
     let body = options.body;
     let headers = { ...options.headers };
     const retries = options.retries ?? (method === 'GET' || method === 'HEAD' ? 2 : 0);
-    const firstOrigin = current.origin;
+    const first = current;
+    // The operator's cookies go with this request only while it stays on the site it was made for.
+    let credentials = options.credentials === true;
     for (let hop = 0; ; hop++) {
       const guarded = this.guarded(current, options.guard);
       if (guarded) assertHostAllowed(current);
-      const proxied = this.proxied(current);
+      const proxied = this.proxied(current, options.guard);
       const pinned = guarded && proxied ? await this.pinnedAddress(current) : undefined;
-      for (let attempt = 0; ; attempt++) {
+      let attempt = 0;
+      let exitsSkipped = 0;
+      for (;;) {
+        const exit = proxied ? this.egress.exitFor(current) : undefined;
         const outcome = await this.hosts
-          .run(current.host, () => this.attempt(current, { method, body, headers, signal, guarded, proxied, pinned, manual: options.redirect === 'manual' }, finish))
+          .run(current.host, () =>
+            this.attempt(current, { method, body, headers, signal, guarded, exit, pinned, credentials, manual: options.redirect === 'manual' }, finish),
+          )
           .catch((error: unknown) => ({ error }));
         if ('error' in outcome) {
           const failure = outcome.error;
+          if (exit && !signal.aborted && proxyUnreachable(failure)) {
+            // A dead exit is skipped (for a while, for every request), and this request goes on through the next one.
+            if (this.egress.markDown(exit) && exitsSkipped < exit.poolSize - 1) {
+              exitsSkipped++;
+              continue;
+            }
+            throw new GleanerError(
+              'UPSTREAM_UNAVAILABLE',
+              `Could not reach ${current.host}: its proxy (${exit.label}) could not be reached (${describeFailure(failure)})${exit.poolSize > 1 ? ', nor any other proxy of its pool' : ''}.`,
+            );
+          }
           if (attempt < retries && !signal.aborted && isTransient(failure)) {
-            await this.backoff(attempt, undefined, signal, current, failure);
+            await this.backoff(attempt++, undefined, signal, current, failure);
             continue;
           }
-          throw toClientError(current, failure, timeout);
+          throw toClientError(current, failure, timeout, exit);
         }
         if ('redirect' in outcome) {
-          if (hop >= maxRedirects) throw new GleanerError('UPSTREAM_ERROR', `Too many redirects (more than ${maxRedirects}) from ${url}.`);
+          if (hop >= maxRedirects) throw new GleanerError('UPSTREAM_ERROR', `Too many redirects (more than ${maxRedirects}) from ${first.host}.`);
           const next = parseHttpUrl(new URL(outcome.redirect, current).toString());
           if (outcome.status !== 307 && outcome.status !== 308) {
             method = method === 'HEAD' ? 'HEAD' : 'GET';
             body = undefined;
           }
-          // Credentials never follow a redirect to another origin.
-          if (next.origin !== firstOrigin) headers = withoutCredentials(headers);
+          // Credentials never follow a redirect to another origin, and nothing but generic headers to another site.
+          if (!sameSite(next, first)) {
+            headers = genericHeaders(headers);
+            credentials = false;
+          } else if (next.origin !== first.origin) headers = withoutCredentials(headers);
           current = next;
           break;
         }
@@ -305,7 +351,7 @@ export class HttpClient {
           if (attempt < retries && !signal.aborted && (outcome.retryStatus !== 429 || options.retryRateLimited !== false)) {
             const wait = this.retryDelay(attempt, outcome.retryAfter);
             if (wait !== null) {
-              await this.backoff(attempt, wait, signal, current, undefined);
+              await this.backoff(attempt++, wait, signal, current, undefined);
               continue;
             }
           }
@@ -328,9 +374,12 @@ export class HttpClient {
       headers: Record<string, string>;
       signal: AbortSignal;
       guarded: boolean;
-      proxied: boolean;
+      /** The proxy this attempt leaves by (undefined: direct). */
+      exit?: Exit;
       /** The checked address to connect to instead of the name (proxied, guarded requests). */
       pinned?: string;
+      /** The operator's platform cookies go with it. */
+      credentials: boolean;
       manual: boolean;
     },
     finish: (hop: Hop, current: URL) => Promise<R>,
@@ -345,13 +394,12 @@ export class HttpClient {
       targetUrl = pinnedUrl.toString();
       extra.host = current.host;
     }
-    const exit = request_.proxied ? this.egress.exitFor(current) : undefined;
-    const cookie = this.options.cookies && !hasHeader(request_.headers, 'cookie') ? this.options.cookies.headerFor(current) : undefined;
+    const cookie = request_.credentials && this.options.cookies && !hasHeader(request_.headers, 'cookie') ? this.options.cookies.headerFor(current) : undefined;
     const response = await request(targetUrl, {
       method: request_.method as Dispatcher.HttpMethod,
       body: request_.body,
       signal: request_.signal,
-      dispatcher: exit ? exit.agent : request_.guarded ? this.guardedAgent : this.openAgent,
+      dispatcher: request_.exit ? request_.exit.agent : request_.guarded ? this.guardedAgent : this.openAgent,
       headers: {
         'user-agent': this.options.userAgent ?? USER_AGENT,
         'accept-encoding': 'gzip, deflate, br',
@@ -433,6 +481,29 @@ function withoutCredentials(headers: Record<string, string>): Record<string, str
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !/^(authorization|cookie|proxy-authorization)$/i.test(name)));
 }
 
+/**
+ * What a request may carry to another site after a redirect: the headers any browser would send
+ * anywhere. Everything else (cookies, authorization, x-csrf-token, guest tokens, API keys, whatever
+ * an adapter added for its platform) stays with the site it was meant for.
+ */
+const GENERIC_HEADERS = new Set(['accept', 'accept-language', 'accept-encoding', 'user-agent', 'range', 'content-type', 'cache-control', 'pragma']);
+
+function genericHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => GENERIC_HEADERS.has(name.toLowerCase())));
+}
+
+/**
+ * Whether two URLs are on one site: the same host, or hosts of one platform (api.x.com and x.com,
+ * www.youtube.com and m.youtube.com). Other hosts count as sites of their own: without a public
+ * suffix list, a stricter answer is the safe one.
+ */
+function sameSite(a: URL, b: URL): boolean {
+  const host = (url: URL) => url.hostname.toLowerCase().replace(/\.$/, '');
+  if (host(a) === host(b)) return true;
+  const platform = platformOfHost(a.hostname);
+  return platform !== undefined && platform === platformOfHost(b.hostname);
+}
+
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
@@ -500,17 +571,62 @@ function causes(error: unknown): unknown[] {
   return chain;
 }
 
+/** Codes of a connection that never reached its peer: through a proxy, the proxy itself is out of reach. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'EADDRNOTAVAIL']);
+
+function proxyUnreachable(error: unknown): boolean {
+  if (error instanceof GleanerError) return false;
+  return causes(error).some((e) => UNREACHABLE_CODES.has((e as { code?: string }).code ?? ''));
+}
+
+const FAILURE_WORDS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection closed while sending',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ENOTFOUND: 'name not found',
+  EAI_AGAIN: 'name lookup failed',
+  ETIMEDOUT: 'timed out',
+  EADDRNOTAVAIL: 'address not available',
+  UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
+  UND_ERR_SOCKET: 'connection closed',
+  UND_ERR_CLOSED: 'connection closed',
+  UND_ERR_ABORTED: 'request aborted',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'the reply ended before its declared length',
+  HPE_INVALID_EOF_STATE: 'the reply ended in the middle',
+};
+
+/**
+ * A failure in words that carry no address: an error's own message names the address it
+ * connected to, which through a proxy is the proxy's (and may hold its credentials).
+ */
+function describeFailure(error: unknown): string {
+  for (const e of causes(error)) {
+    const code = (e as { code?: string }).code;
+    if (code && FAILURE_WORDS[code]) return FAILURE_WORDS[code];
+  }
+  const code = causes(error)
+    .map((e) => (e as { code?: string }).code)
+    .find((c): c is string => typeof c === 'string' && /^[A-Z0-9_]+$/.test(c));
+  return code ? `error ${code}` : 'the connection failed';
+}
+
 function isTransient(error: unknown): boolean {
   if (error instanceof GleanerError) return false;
   return causes(error).some((e) => RETRYABLE_CODES.has((e as { code?: string }).code ?? ''));
 }
 
-function toClientError(url: URL, error: unknown, timeout: AbortSignal): GleanerError {
+function toClientError(url: URL, error: unknown, timeout: AbortSignal, exit: Exit | undefined): GleanerError {
   if (error instanceof GleanerError) return error;
   const blocked = causes(error).find((e) => e instanceof BlockedAddressError) as BlockedAddressError | undefined;
   if (blocked) return notAllowed(url, `${blocked.address}, ${blocked.reason}`);
-  if (timeout.aborted) return new GleanerError('UPSTREAM_TIMEOUT', `${url.host} did not answer in time.`, { cause: error });
+  // Through a proxy, the error (and so its cause, which logs may print) can name the proxy: neither travels on.
+  const cause = exit ? undefined : error;
+  const via = exit ? ` through its proxy (${exit.label})` : '';
+  if (timeout.aborted) return new GleanerError('UPSTREAM_TIMEOUT', `${url.host} did not answer in time.`, { cause });
   const code = (error as { code?: string }).code;
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') return new GleanerError('UPSTREAM_TIMEOUT', `${url.host} did not accept a connection in time.`, { cause: error });
-  return new GleanerError('UPSTREAM_UNAVAILABLE', `Could not reach ${url.host}: ${(error as Error).message}`, { cause: error });
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return new GleanerError('UPSTREAM_TIMEOUT', `${url.host} did not accept a connection in time${via}.`, { cause });
+  const why = exit ? describeFailure(error) : (error as Error).message;
+  return new GleanerError('UPSTREAM_UNAVAILABLE', `Could not reach ${url.host}${via}: ${why}`, { cause });
 }

@@ -45,7 +45,8 @@ export async function fetchPlatform(
   what: string,
   options: { headers?: Record<string, string>; signal?: AbortSignal; method?: 'GET' | 'POST'; body?: string } = {},
 ): Promise<FetchResponse> {
-  const response = await http.fetch(url, { headers: options.headers ?? pageHeaders(http), signal: options.signal, method: options.method, body: options.body });
+  // The adapters' own requests to their platform: the operator's cookies for it may go along.
+  const response = await http.fetch(url, { headers: options.headers ?? pageHeaders(http), signal: options.signal, method: options.method, body: options.body, credentials: true });
   if (response.status === 404 || response.status === 410) throw new GleanerError('CONTENT_NOT_FOUND', `${what} does not exist (${new URL(url).host} answered ${response.status}).`);
   if (response.status === 401 || response.status === 403 || response.status === 451) {
     throw new GleanerError('CONTENT_UNAVAILABLE', `${what} is not viewable without logging in, or not in this region (${new URL(url).host} answered ${response.status}).`);

@@ -99,6 +99,7 @@ export async function graphqlItem(http: HttpClient, pk: string, session: PageSes
       ...csrfHeaders(http, session),
     },
     signal,
+    credentials: true,
   });
   if (response.status >= 400) return { found: false };
   let media: { if_not_gated_logged_out?: IgItem | null } | null | undefined;
@@ -136,7 +137,7 @@ const loginPath = (url: string) => {
  * no longer accepted, which only the operator can fix.
  */
 export async function mediaInfoItem(http: HttpClient, pk: string, referer: string, signal?: AbortSignal): Promise<IgItem | undefined> {
-  const response = await http.fetch(`${ORIGIN}/api/v1/media/${pk}/info/`, { headers: apiHeaders(http, profileOf(http).instagram.appId, referer), signal });
+  const response = await http.fetch(`${ORIGIN}/api/v1/media/${pk}/info/`, { headers: apiHeaders(http, profileOf(http).instagram.appId, referer), signal, credentials: true });
   if (loginPath(response.url) || response.status === 401) {
     throw blocked('instagram', 'it sent the logged-in media API to its login page: the session cookie (sessionid) in GLEANER_COOKIES_FILE has expired or was logged out; export fresh cookies');
   }

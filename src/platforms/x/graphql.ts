@@ -126,6 +126,7 @@ async function guestToken(http: HttpClient, options: XOptions, signal: AbortSign
     headers: { authorization: `Bearer ${options.bearerToken}`, 'user-agent': userAgent(http) },
     signal,
     retries: 0,
+    credentials: true,
   });
   let token: string | undefined;
   try {
@@ -178,7 +179,7 @@ async function tweetResult(http: HttpClient, id: string, signal?: AbortSignal): 
     const base = { authorization: `Bearer ${options.bearerToken}`, 'content-type': 'application/json', 'user-agent': userAgent(http) };
     const headers = session ? { ...base, ...session } : { ...base, 'x-guest-token': await guestToken(http, options, signal, attempt > 0) };
     // No client-side retry of a 429: the same token stays limited, a fresh one is the remedy.
-    const response = await http.fetch(endpoint, { headers, signal, retries: 0 });
+    const response = await http.fetch(endpoint, { headers, signal, retries: 0, credentials: true });
     const codes = response.status >= 400 || response.text().includes('"errors"') ? errorCodes(response) : [];
     const refusedToken = response.status === 401 || response.status === 403 || response.status === 429 || codes.includes(RATE_LIMITED) || codes.includes(BAD_GUEST_TOKEN);
     if (refusedToken) {

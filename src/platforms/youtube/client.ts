@@ -55,7 +55,7 @@ function gleanerFetch(http: HttpClient): typeof fetch {
     if (body && new URL(request.url).pathname.startsWith('/youtubei/')) ({ body, headers } = withClientProfile(profileOf(http), body, headers));
     // InnerTube POSTs only read: retrying them on a transient failure is safe. A 429 is not retried
     // from the same exit (that only extends the block): the caller rotates the exit instead.
-    const reply = await http.fetch(request.url, { method, headers, body, retries: 2, retryRateLimited: false, maxBytes: 16 * 1024 * 1024 });
+    const reply = await http.fetch(request.url, { method, headers, body, retries: 2, retryRateLimited: false, maxBytes: 16 * 1024 * 1024, credentials: true });
     if (new URL(request.url).pathname.startsWith('/youtubei/')) {
       const what = `the ${new URL(request.url).pathname.replace(/^\/youtubei\/v1\//, '')} request`;
       if (reply.status === 429) throw botCheckError(what, { clients: [clientNameOf(body)], exits: http.egress.poolSize('youtube') });

@@ -51,6 +51,8 @@ export async function fetchPoToken(http: HttpClient, providerUrl: string, conten
       body: JSON.stringify({ content_binding: contentBinding, ...(proxy ? { proxy } : {}) }),
       retries: 1,
       timeoutMs: 30_000,
+      // The operator's own endpoint (configuration, not a caller's URL).
+      guard: false,
     });
   } catch (error) {
     throw new GleanerError('UPSTREAM_UNAVAILABLE', 'The PO-token provider (GLEANER_YOUTUBE_POT_PROVIDER_URL) could not be reached.', { cause: error });

@@ -311,7 +311,7 @@ async function withoutCaptions(
 
 /** Downloads and parses one caption body; undefined when YouTube sent an empty one (it wants a PO token). */
 async function readTrack(http: HttpClient, videoId: string, url: string): Promise<StoredSegment[] | undefined> {
-  const reply = await http.fetch(url, { maxBytes: 8 * 1024 * 1024, retryRateLimited: false });
+  const reply = await http.fetch(url, { maxBytes: 8 * 1024 * 1024, retryRateLimited: false, credentials: true });
   const what = `the caption request for ${videoId}`;
   if (reply.status === 429 || reply.status === 403) throw new RefusedDownload(`YouTube answered ${what} with HTTP ${reply.status}.`);
   if (reply.status !== 200) {
