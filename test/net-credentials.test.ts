@@ -24,6 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { generateMedia, startMediaServer, startSttServer, type GeneratedMedia, type MediaServer, type SttServer } from './support/media.js';
 import { HttpClient } from '../src/net/http.js';
+import { BUILTIN_PROFILE } from '../src/profile/load.js';
 
 const q = encodeURIComponent;
 const SESSIONID = 'ig-sessionid-operator-secret';
@@ -78,7 +79,7 @@ describe("the operator's platform cookies go only with the adapters' own request
       return { body: '{}' };
     });
     // X's API sends the logged-in GraphQL request elsewhere (built by this test: a 302 to another site).
-    upstream.route('/graphql/Vf8sA4N3s0aEqA_aKusEhw/TweetResultByRestId', () => ({ status: 302, body: '', headers: { location: 'https://collector.example/collect' } }));
+    upstream.route(`/graphql/${BUILTIN_PROFILE.x.tweetQueryId}/TweetResultByRestId`, () => ({ status: 302, body: '', headers: { location: 'https://collector.example/collect' } }));
     upstream.serveBody('/collect', '{}', 'application/json');
     upstream.serveBody('/tweet-result', '', 'application/json', {}, 404);
   }, 60_000);
@@ -125,7 +126,7 @@ describe("the operator's platform cookies go only with the adapters' own request
     const key = await server.createKey('Free');
     await server.request('GET', `/v1/metadata?url=${q('https://x.com/someone/status/20')}`, { apiKey: key });
     // The adapter's own request: the logged-in session (cookies and ct0 as x-csrf-token).
-    const [asked] = logged('/graphql/Vf8sA4N3s0aEqA_aKusEhw/TweetResultByRestId');
+    const [asked] = logged(`/graphql/${BUILTIN_PROFILE.x.tweetQueryId}/TweetResultByRestId`);
     expect(asked.headers['x-csrf-token']).toBe(CT0);
     expect(asked.headers.cookie).toContain(`auth_token=${AUTH_TOKEN}`);
     // The redirect to collector.example carries nothing of it.

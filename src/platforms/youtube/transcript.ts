@@ -110,8 +110,10 @@ function clientOrders(deps: TranscriptDeps): { captions: InnerTubeClient[]; audi
 async function fetchTranscript(deps: TranscriptDeps, request: TranscriptRequest): Promise<StoredTranscript> {
   const yt = await innertube(deps.http);
   const orders = clientOrders(deps);
-  const failures: ClientFailures = { poToken: [], empty: [], refused: [] };
   const budget = new ExitBudget(deps.http);
+  // mode=generate: speech to text whatever captions exist, so the caption clients are not asked.
+  if (request.generate) return withoutCaptions(deps, request, yt, orders.audio, [], budget);
+  const failures: ClientFailures = { poToken: [], empty: [], refused: [] };
   const { result, outcomes, exits } = await throughClients(
     deps.http,
     yt,
