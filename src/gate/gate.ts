@@ -122,7 +122,7 @@ export class Gate {
       const result = await operation.run(input, this.context(account, requestId, options, held));
       let charged = 0;
       if (held.reservation) {
-        const actual = Math.max(0, Math.min(settleCost(operation.cost, input, result), held.reservation.amount));
+        const actual = Math.max(0, Math.min(settleCost(operation.cost, input, result, this.services.config), held.reservation.amount));
         if (actual === held.reservation.amount && held.balance) {
           // The usual case (a fixed price): the reservation already counted the charge, so closing it
           // need not hold up the reply (one commit fewer per call); a crash first would refund it.
@@ -152,8 +152,8 @@ export class Gate {
    * the balance allows, down to the floor (below it, reserving throws CREDITS_EXHAUSTED).
    */
   private async affordable(operation: AnyOperation, input: unknown, account: AccountRecord): Promise<number> {
-    const estimate = reserveCost(operation.cost, input);
-    const floor = costFloor(operation.cost, input);
+    const estimate = reserveCost(operation.cost, input, this.services.config);
+    const floor = costFloor(operation.cost, input, this.services.config);
     if (floor === undefined || estimate <= floor) return estimate;
     const { remaining } = await this.services.accounts.balance(account);
     return remaining === null || remaining >= estimate ? estimate : Math.max(floor, remaining);
@@ -210,7 +210,7 @@ export class Gate {
       if (!(await run.confirm())) throw new LeaseLost(job.jobId);
       if (held.reservation) {
         // A cancelled job's result is the part done before it stopped: that part is charged.
-        const actual = Math.max(0, Math.min(settleCost(operation.cost, job.input, result), held.reservation.amount));
+        const actual = Math.max(0, Math.min(settleCost(operation.cost, job.input, result, this.services.config), held.reservation.amount));
         await this.services.accounts.settle(held.reservation, actual);
         recordCharge(job.operation, actual);
         await this.services.jobs.updateMeta(job.jobId, { creditsUsed: actual });

@@ -1,6 +1,7 @@
 /** Web operations: scrape one page, map a site's URLs, crawl a site (a job). */
 import { z } from 'zod';
-import { httpUrl } from './inputs.js';
+import { httpUrl, renderMode, waitForInput } from './inputs.js';
+import { assertRenderable, pagePrice, renderChoice, renderPrice } from './render.js';
 import { defineOperation } from './define.js';
 import { scrape } from '../web/scrape.js';
 import { mapSite } from '../web/map.js';
@@ -14,39 +15,57 @@ export const webScrape = defineOperation({
   name: 'web_scrape',
   title: 'Scrape a web page',
   description:
-    'Fetches one web page and returns its readable content as markdown (default), plain text or HTML, with its title, description, metadata and the links it contains. By default only the main content (the article) is kept, without navigation, banners or scripts. Costs 1 credit.',
+    'Fetches one web page and returns its readable content as markdown (default), plain text or HTML, with its title, description, metadata and the links it contains. By default only the main content (the article) is kept, without navigation, banners or scripts. Pages built by JavaScript are rendered in a browser (render). Costs 1 credit, plus the render price (1 by default) when rendered.',
   http: { method: 'GET', path: '/v1/web/scrape' },
   input: z.object({
     url: httpUrl.describe('The page to scrape (http or https)'),
     format,
     onlyMainContent: z.boolean().default(true).describe('Keep only the main content (true) or the whole page body (false)'),
+    render: renderMode,
+    waitFor: waitForInput,
   }),
   output: scrapeReply,
   plan: 'Free',
-  cost: 1,
+  cost: { reserve: pagePrice, settle: (_input, result, config) => 1 + (result.rendered ? renderPrice(config) : 0) },
   kind: 'sync',
   readOnly: true,
   openWorld: true,
-  run: (input, ctx) => scrape(ctx.services.http, input.url, { format: input.format, onlyMainContent: input.onlyMainContent, signal: ctx.signal }),
+  async check(input, ctx) {
+    assertRenderable(input, ctx);
+  },
+  run: (input, ctx) =>
+    scrape(ctx.services.http, input.url, { format: input.format, onlyMainContent: input.onlyMainContent, signal: ctx.signal, render: renderChoice(input, ctx) }),
 });
 
 export const webMap = defineOperation({
   name: 'web_map',
   title: 'Map a website',
   description:
-    "Lists the URLs of a website: first from its sitemaps (robots.txt, sitemap.xml, indexes), then by following links between its pages, until the limit. Same site only, normalised and deduplicated. Use it to see what a site contains before scraping or crawling it. Costs 1 credit.",
+    "Lists the URLs of a website: first from its sitemaps (robots.txt, sitemap.xml, indexes), then by following links between its pages, until the limit. Same site only, normalised and deduplicated. Use it to see what a site contains before scraping or crawling it. Pages built by JavaScript are rendered to read their links (render; at most 25 a map). Costs 1 credit, plus the render price for each page rendered.",
   http: { method: 'GET', path: '/v1/web/map' },
   input: z.object({
     url: httpUrl.describe('Any URL of the site to map'),
     limit: z.number().int().min(1).max(500).default(200).describe('Most URLs to return (1 to 500)'),
+    render: renderMode,
+    waitFor: waitForInput,
   }),
   output: mapReply,
   plan: 'Free',
-  cost: 1,
+  // Each render is reserved when it happens (a map does not know in advance how many pages it reads).
+  cost: { reserve: () => 1, settle: (_input, result, config) => 1 + result.renderedPages * renderPrice(config) },
   kind: 'sync',
   readOnly: true,
   openWorld: true,
-  run: (input, ctx) => mapSite(ctx.services.http, input.url, { limit: input.limit, signal: ctx.signal, concurrency: ctx.services.config.GLEANER_HOST_CONCURRENCY }),
+  async check(input, ctx) {
+    assertRenderable(input, ctx);
+  },
+  run: (input, ctx) =>
+    mapSite(ctx.services.http, input.url, {
+      limit: input.limit,
+      signal: ctx.signal,
+      concurrency: ctx.services.config.GLEANER_HOST_CONCURRENCY,
+      render: renderChoice(input, ctx, false),
+    }),
 });
 
 const crawlInput = z
@@ -56,6 +75,8 @@ const crawlInput = z
     maxPages: z.number().int().min(1).max(500).optional().describe('Most pages to scrape (1 to 500, default 100); 1 credit per page scraped'),
     limit: z.number().int().min(1).max(500).optional().describe('Same as maxPages (the name the Supadata SDK sends)'),
     format,
+    render: renderMode,
+    waitFor: waitForInput,
     webhook: httpUrl.optional().describe('URL that receives a signed POST with the job when it finishes'),
   })
   .superRefine((input, ctx) => {
@@ -71,18 +92,24 @@ export const webCrawl = defineOperation({
   name: 'web_crawl',
   title: 'Crawl a website',
   description:
-    "Scrapes up to maxPages pages of one website, from its sitemaps (mode sitemap, default) or by following links from the start URL (mode recursive), obeying robots.txt. Runs as a job: returns a job id to poll with job_status; the result lists each page's content and the pages that failed. Optionally POSTs the finished job to a webhook. Pro plan or higher; 1 credit per page scraped.",
+    "Scrapes up to maxPages pages of one website, from its sitemaps (mode sitemap, default) or by following links from the start URL (mode recursive), obeying robots.txt. Pages built by JavaScript are rendered in a browser (render). Runs as a job: returns a job id to poll with job_status; the result lists each page's content and the pages that failed. Optionally POSTs the finished job to a webhook. Pro plan or higher; 1 credit per page scraped, plus the render price for each page rendered.",
   http: { method: 'POST', path: '/v1/web/crawl' },
   input: crawlInput,
   output: crawlResult,
   plan: 'Pro',
   // A short balance crawls as many pages as it pays for (at least one), and the result says so.
-  cost: { reserve: (input) => pagesWanted(input), settle: (_input, result: CrawlResult) => result.pages.length, floor: () => 1 },
+  // render=always reserves each page's render with it; under auto a page reserves its render when it needs one.
+  cost: {
+    reserve: (input, config) => pagesWanted(input) * pagePrice(input, config),
+    settle: (_input, result: CrawlResult, config) => result.pages.length + result.pages.filter((page) => page.rendered).length * renderPrice(config),
+    floor: pagePrice,
+  },
   kind: 'job',
   readOnly: true,
   openWorld: true,
   // The SSRF guard on the start and webhook URLs before anything is charged or queued.
   async check(input, ctx) {
+    assertRenderable(input, ctx);
     await ctx.services.http.assertAllowed(input.url);
     if (input.webhook) await ctx.services.http.assertAllowed(input.webhook);
   },
@@ -90,7 +117,7 @@ export const webCrawl = defineOperation({
     // Delivered by whichever process ends the job (see WebhookCourier), even after a restart.
     if (input.webhook && ctx.jobId) await registerWebhook(ctx.services.jobs, ctx.services.store, ctx.jobId, input.webhook);
     const wanted = pagesWanted(input);
-    const maxPages = Math.min(wanted, ctx.budget);
+    const maxPages = Math.min(wanted, Math.floor(ctx.budget / pagePrice(input, ctx.services.config)));
     const result = await crawlSite(ctx.services.http, input.url, {
       mode: input.mode,
       maxPages,
@@ -98,6 +125,7 @@ export const webCrawl = defineOperation({
       concurrency: ctx.services.config.GLEANER_HOST_CONCURRENCY,
       signal: ctx.signal,
       progress: (done, total) => ctx.progress(done, total),
+      render: renderChoice(input, ctx),
     });
     const short = maxPages < wanted && result.pages.length + result.failed.length >= maxPages;
     return short ? { ...result, stoppedOn: 'credits' as const } : result;

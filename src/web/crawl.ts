@@ -12,7 +12,8 @@ import Bottleneck from 'bottleneck';
 import type { HttpClient } from '../net/http.js';
 import { GleanerError, toGleanerError, type ErrorCode } from '../errors.js';
 import type { ContentFormat } from './extract.js';
-import { fetchPage, RedirectSignal } from './fetch-page.js';
+import { RedirectSignal } from './fetch-page.js';
+import { loadPage, NEVER_RENDER, type RenderChoice } from './render/load.js';
 import { scrapeFetched, type ScrapeResult } from './scrape.js';
 import { warmExtractPool } from './extract-pool.js';
 import { readSitemaps } from './sitemap.js';
@@ -32,6 +33,8 @@ export interface CrawlOptions {
   /** Stops the crawl: pages in flight are dropped and the pages scraped so far are returned, with `stopped`. */
   signal?: AbortSignal;
   progress?: (done: number, total?: number) => void;
+  /** Whether and how pages are rendered in a browser (default never); each page decides under `auto`. */
+  render?: RenderChoice;
 }
 
 export type CrawledPage = Omit<ScrapeResult, 'urls'>;
@@ -63,7 +66,7 @@ export async function crawlSite(http: HttpClient, url: string, options: CrawlOpt
   // Crawl-delay spaces this crawl's requests; the client's per-host limit bounds them as well.
   const spacing = robots.crawlDelayMs ? new Bottleneck({ maxConcurrent: 1, minTime: Math.min(robots.crawlDelayMs, MAX_CRAWL_DELAY_MS) }) : undefined;
   const get = (target: string) => {
-    const run = () => fetchPage(http, target, { signal: options.signal, manualRedirects: true });
+    const run = () => loadPage(http, target, options.render ?? NEVER_RENDER, { signal: options.signal, manualRedirects: true });
     return spacing ? spacing.schedule(run) : run();
   };
 

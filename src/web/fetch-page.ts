@@ -4,6 +4,7 @@
  */
 import type { HttpClient } from '../net/http.js';
 import { GleanerError } from '../errors.js';
+import { looksLikeChallenge } from './render/shell.js';
 
 export interface FetchedPage {
   /** Final URL after redirects. */
@@ -21,6 +22,8 @@ export interface FetchPageOptions {
   manualRedirects?: boolean;
   timeoutMs?: number;
   maxBytes?: number;
+  /** An error reply that is a JavaScript challenge comes back as the page (status >= 400), for a browser to pass. */
+  keepChallenge?: boolean;
 }
 
 /** Page bodies larger than this are refused (PAYLOAD_TOO_LARGE); real articles are far smaller. */
@@ -67,7 +70,9 @@ export async function fetchPage(http: HttpClient, url: string, options: FetchPag
     maxBytes: options.maxBytes ?? PAGE_MAX_BYTES,
     headers: { accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5' },
   });
-  if (response.status >= 400) throw statusError(response.url, response.status);
+  if (response.status >= 400 && !(options.keepChallenge && looksLikeChallenge(response.status, response.headers, response.text()))) {
+    throw statusError(response.url, response.status);
+  }
   if (options.manualRedirects && response.status >= 300 && response.headers.location) {
     return new RedirectSignal(response.url, new URL(response.headers.location, response.url).toString());
   }

@@ -1,0 +1,254 @@
+/**
+ * The browser that renders JavaScript pages: launched (or connected to, over CDP) on the first page
+ * that needs it, never at start-up; relaunched after a crash; closed with the app. Each render gets
+ * a fresh browser context (no cookie, storage or cache crosses calls, so none crosses accounts),
+ * at most `concurrency` of them open at once, each with a deadline. Every request of the page goes
+ * through Gleaner's outbound client (routing.ts).
+ *
+ * Chromium's own output never reaches stdout (the MCP protocol in stdio mode): Playwright starts it
+ * with piped stdio, and nothing here reads or forwards those pipes.
+ */
+import pLimit, { type LimitFunction } from 'p-limit';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import type { HttpClient } from '../../net/http.js';
+import type { Logger } from '../../log.js';
+import { GleanerError } from '../../errors.js';
+import { locateBrowser, type BrowserTarget } from './locate.js';
+import { routeThroughClient, type PrefetchedDocument } from './routing.js';
+
+/**
+ * Flags for a local Chromium that work as root in a container: no sandbox (root cannot have one),
+ * no GPU, no QUIC (UDP is not routed), none of the browser's own background traffic, and WebRTC
+ * kept off UDP, which no proxy carries. Playwright adds --headless and a fresh --user-data-dir.
+ */
+const LAUNCH_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+];
+
+/**
+ * The contexts' proxy is a closed loopback port with no bypass: the route answers every request
+ * before it would reach a proxy, so only a request the route did not see would use it, and fails.
+ */
+const DEAD_PROXY = { server: 'http://127.0.0.1:1', bypass: '' };
+
+const CONTEXT_OPTIONS: BrowserContextOptions = {
+  acceptDownloads: false,
+  serviceWorkers: 'block',
+  permissions: [],
+  javaScriptEnabled: true,
+  viewport: { width: 1280, height: 900 },
+  proxy: DEAD_PROXY,
+};
+
+/** How long the page's network must be idle before its DOM is read, and the longest wait for that. */
+const QUIET_MS = 120;
+const SETTLE_MAX_MS = 5_000;
+/** After a failed launch, pages fall back (auto) or fail (always) for this long before another try. */
+const RELAUNCH_BACKOFF_MS = 15_000;
+
+export interface RendererOptions {
+  http: HttpClient;
+  /** GLEANER_BROWSER_PATH */
+  browserPath?: string;
+  /** GLEANER_BROWSER_WS_URL */
+  wsUrl?: string;
+  concurrency: number;
+  timeoutMs: number;
+  log?: Logger;
+}
+
+export interface RenderOptions {
+  /** The document already fetched plainly: served to the browser instead of fetched again. */
+  prefetched?: PrefetchedDocument;
+  /** Milliseconds to wait after the page settled, or a CSS selector to wait for (within the deadline). */
+  waitFor?: number | string;
+  signal?: AbortSignal;
+}
+
+export interface RenderedPage {
+  /** Where the page ended (a script may have navigated). */
+  url: string;
+  status: number;
+  /** The DOM serialised after scripts ran. */
+  html: string;
+  warnings: string[];
+}
+
+export class Renderer {
+  private target?: BrowserTarget;
+  private browser?: Promise<Browser>;
+  private failedAt = 0;
+  private failure?: GleanerError;
+  private closed = false;
+  private readonly slots: LimitFunction;
+
+  constructor(private readonly options: RendererOptions) {
+    this.slots = pLimit(options.concurrency);
+  }
+
+  /** Whether pages can be rendered, without launching anything; the reason names the settings when not. */
+  availability(): { ok: true } | { ok: false; reason: string } {
+    this.target ??= locateBrowser({ browserPath: this.options.browserPath, wsUrl: this.options.wsUrl });
+    if (this.closed) return { ok: false, reason: 'the server is shutting down' };
+    if (this.target.kind === 'none') return { ok: false, reason: this.target.reason };
+    if (this.failure && Date.now() - this.failedAt < RELAUNCH_BACKOFF_MS) return { ok: false, reason: this.failure.message };
+    return { ok: true };
+  }
+
+  /** The local browser's process id while one runs (tests kill it to check the relaunch). */
+  async processId(): Promise<number | undefined> {
+    const browser = await this.browser?.catch(() => undefined);
+    return (browser as (Browser & { process?: () => { pid?: number } | null }) | undefined)?.process?.()?.pid;
+  }
+
+  render(url: string, options: RenderOptions = {}): Promise<RenderedPage> {
+    return this.slots(async () => {
+      options.signal?.throwIfAborted();
+      const browser = await this.running();
+      return this.renderIn(browser, url, options);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const browser = await this.browser?.catch(() => undefined);
+    this.browser = undefined;
+    await browser?.close().catch(() => undefined);
+  }
+
+  private running(): Promise<Browser> {
+    const available = this.availability();
+    if (!available.ok) throw new GleanerError('NOT_CONFIGURED', `Rendering needs a browser: ${available.reason}.`);
+    this.browser ??= this.launch(this.target as Exclude<BrowserTarget, { kind: 'none' }>);
+    return this.browser;
+  }
+
+  private async launch(target: Exclude<BrowserTarget, { kind: 'none' }>): Promise<Browser> {
+    const started = Date.now();
+    try {
+      // Loaded on first use: a server that never renders does not pay for Playwright at start-up.
+      const { chromium } = await import('playwright-core');
+      const browser =
+        target.kind === 'remote'
+          ? await chromium.connectOverCDP(target.wsUrl, { timeout: 30_000 })
+          : await chromium.launch({
+              executablePath: target.executablePath,
+              headless: true,
+              args: LAUNCH_ARGS,
+              chromiumSandbox: false,
+              // The app closes the browser on shutdown (app.close); Playwright must not race it.
+              handleSIGINT: false,
+              handleSIGTERM: false,
+              handleSIGHUP: false,
+              timeout: 30_000,
+            });
+      const current = this.browser;
+      browser.on('disconnected', () => {
+        // A crash (or a remote browser going away): the next page launches a new one.
+        if (this.browser === current) this.browser = undefined;
+        if (!this.closed) this.options.log?.warn({ browser: target.kind }, 'The rendering browser went away; it is started again for the next page');
+      });
+      this.failure = undefined;
+      this.options.log?.info({ browser: target.kind, version: browser.version(), ms: Date.now() - started }, 'Rendering browser started');
+      return browser;
+    } catch (error) {
+      this.browser = undefined;
+      const first = String((error as Error).message ?? error).split('\n')[0];
+      this.failure =
+        target.kind === 'remote'
+          ? new GleanerError('UPSTREAM_UNAVAILABLE', `The remote browser (GLEANER_BROWSER_WS_URL) could not be reached: ${first.replace(target.wsUrl, '<GLEANER_BROWSER_WS_URL>')}`)
+          : new GleanerError('NOT_CONFIGURED', `The browser at GLEANER_BROWSER_PATH (${target.executablePath}) could not be started: ${first}`);
+      this.failedAt = Date.now();
+      this.options.log?.error({ browser: target.kind, err: this.failure.message }, 'The rendering browser could not be started');
+      throw this.failure;
+    }
+  }
+
+  private async renderIn(browser: Browser, url: string, options: RenderOptions): Promise<RenderedPage> {
+    const timeoutMs = this.options.timeoutMs;
+    const deadline = Date.now() + timeoutMs;
+    const remaining = () => Math.max(1, deadline - Date.now());
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const warnings: string[] = [];
+    let context;
+    try {
+      context = await browser.newContext(CONTEXT_OPTIONS);
+    } catch (error) {
+      throw new GleanerError('UPSTREAM_UNAVAILABLE', `The rendering browser could not open a page: ${String((error as Error).message).split('\n')[0]}`, { cause: error });
+    }
+    // The caller going away ends the page at once; the deadline only bounds the waits below.
+    const stop = () => void context.close().catch(() => undefined);
+    options.signal?.addEventListener('abort', stop, { once: true });
+    try {
+      const traffic = await routeThroughClient(context, { http: this.options.http, prefetched: options.prefetched, signal });
+      const page = await context.newPage();
+      // Pop-ups are not followed: the page asked for is the one read.
+      context.on('page', (other: Page) => {
+        if (other !== page) void other.close().catch(() => undefined);
+      });
+      let status = options.prefetched?.status ?? 200;
+      try {
+        const response = await page.goto(url, { waitUntil: 'domcontentloaded', timeout: remaining() });
+        if (response) status = response.status();
+      } catch (error) {
+        options.signal?.throwIfAborted();
+        if (page.url() === 'about:blank' || !isTimeout(error)) {
+          throw new GleanerError('UPSTREAM_ERROR', `The browser could not load ${url}: ${String((error as Error).message).split('\n')[0]}`, { cause: error });
+        }
+        warnings.push(`The page did not finish loading within ${timeoutMs} ms; what it showed by then was read.`);
+      }
+      await page.waitForLoadState('load', { timeout: Math.min(remaining(), SETTLE_MAX_MS) }).catch(() => undefined);
+      const settle = AbortSignal.any([signal, AbortSignal.timeout(Math.min(remaining(), SETTLE_MAX_MS))]);
+      await traffic.quiet(QUIET_MS, settle);
+      await this.waitFor(page, options.waitFor, remaining, warnings);
+      options.signal?.throwIfAborted();
+      const html = await page.content();
+      if (traffic.refusedHosts.size) {
+        warnings.push(`Requests of the page to ${[...traffic.refusedHosts].slice(0, 5).join(', ')} were refused (private or loopback addresses, or WebSockets, are not opened for rendered pages).`);
+      }
+      if (traffic.overLimit) warnings.push(`The page made too many requests; ${traffic.overLimit} were not fetched.`);
+      return { url: page.url(), status, html, warnings };
+    } catch (error) {
+      if (options.signal?.aborted) throw new GleanerError('UPSTREAM_UNAVAILABLE', `Rendering ${url} was stopped.`, { cause: error });
+      if (error instanceof GleanerError) throw error;
+      if (!browser.isConnected()) throw new GleanerError('UPSTREAM_UNAVAILABLE', `The rendering browser stopped while rendering ${url}; it is started again for the next page.`, { cause: error });
+      throw new GleanerError('UPSTREAM_ERROR', `The browser could not render ${url}: ${String((error as Error).message).split('\n')[0]}`, { cause: error });
+    } finally {
+      options.signal?.removeEventListener('abort', stop);
+      await context.close().catch(() => undefined);
+    }
+  }
+
+  private async waitFor(page: Page, waitFor: number | string | undefined, remaining: () => number, warnings: string[]): Promise<void> {
+    if (waitFor === undefined) return;
+    if (typeof waitFor === 'number') {
+      const ms = Math.min(waitFor, remaining());
+      if (ms < waitFor) warnings.push(`waitFor ${waitFor} ms was cut to ${ms} ms by the page deadline (GLEANER_RENDER_TIMEOUT_MS).`);
+      await page.waitForTimeout(ms);
+      return;
+    }
+    try {
+      await page.waitForSelector(`css=${waitFor}`, { state: 'attached', timeout: remaining() });
+    } catch (error) {
+      const message = String((error as Error).message);
+      if (/not a valid selector|unexpected token|selector.*pars|parse.*selector/i.test(message)) {
+        throw new GleanerError('INVALID_REQUEST', `waitFor: "${waitFor}" is not a valid CSS selector.`);
+      }
+      if (!isTimeout(error)) throw error;
+      warnings.push(`waitFor: no element matched "${waitFor}" before the page deadline; the page was read as it was.`);
+    }
+  }
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && (error.name === 'TimeoutError' || /Timeout \d+ms exceeded/.test(error.message));
+}
