@@ -250,7 +250,16 @@ class HeldCredits {
     private readonly onChange?: (reservation: Reservation) => Promise<void>,
   ) {}
 
-  async add(amount: number): Promise<void> {
+  /** Adds run one after another: each extends the reservation the previous one left (a crawl's pages reserve their renders concurrently). */
+  private adding: Promise<unknown> = Promise.resolve();
+
+  add(amount: number): Promise<void> {
+    const next = this.adding.then(() => this.addNow(amount));
+    this.adding = next.catch(() => undefined);
+    return next;
+  }
+
+  private async addNow(amount: number): Promise<void> {
     if (amount <= 0) return;
     const { reservation, balance } = await this.accounts.reserve(this.accountId, amount, this.reservation);
     this.balance = balance;

@@ -103,12 +103,6 @@ export class Renderer {
     return { ok: true };
   }
 
-  /** The local browser's process id while one runs (tests kill it to check the relaunch). */
-  async processId(): Promise<number | undefined> {
-    const browser = await this.browser?.catch(() => undefined);
-    return (browser as (Browser & { process?: () => { pid?: number } | null }) | undefined)?.process?.()?.pid;
-  }
-
   render(url: string, options: RenderOptions = {}): Promise<RenderedPage> {
     return this.slots(async () => {
       options.signal?.throwIfAborted();

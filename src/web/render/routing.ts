@@ -67,6 +67,8 @@ export async function routeThroughClient(context: BrowserContext, options: Route
     failed: 0,
     overLimit: 0,
     quiet(ms, signal) {
+      // Quiet for `ms` from now at the earliest: a request the page is issuing may not have reached the route yet.
+      const from = Date.now();
       return new Promise<void>((resolve) => {
         let timer: NodeJS.Timeout | undefined;
         const done = () => {
@@ -78,7 +80,7 @@ export async function routeThroughClient(context: BrowserContext, options: Route
         const check = () => {
           clearTimeout(timer);
           if (inFlight > 0) return; // checked again when a request settles
-          const wait = lastSettled + ms - Date.now();
+          const wait = Math.max(lastSettled, from) + ms - Date.now();
           if (wait <= 0) return done();
           timer = setTimeout(check, wait);
         };

@@ -1,0 +1,249 @@
+/**
+ * Rendering through a real browser (web/render/): app-shell pages give their article with
+ * render=auto, every request of a rendered page goes through the outbound client (so the SSRF guard
+ * refuses loopback from a "public" page), WebSockets are refused, crawl and map read rendered links,
+ * and without a browser auto falls back with a warning while always is a clear 503.
+ *
+ * The app site is served from loopback under the "public" name app.test (GLEANER_UPSTREAM_OVERRIDES,
+ * operator configuration); the guard stays on for every other host, so the loopback "secret" server
+ * must never see a request. Needs a Chromium (GLEANER_BROWSER_PATH or chromium on the PATH; CI installs
+ * Debian's): without one, the browser tests are skipped and say why; the no-browser tests always run.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './helpers/server.js';
+import { startAppShellSite, type AppShellSite } from './support/app-shell-site.js';
+import { locateBrowser } from '../src/web/render/locate.js';
+
+const browser = locateBrowser({ browserPath: process.env.GLEANER_BROWSER_PATH, wsUrl: process.env.GLEANER_BROWSER_WS_URL });
+const noBrowser = browser.kind === 'none' ? browser.reason : undefined;
+if (noBrowser) console.warn(`web-render: browser tests skipped: ${noBrowser}`);
+
+const ARTICLE = 'The last keeper, Agnes Moray, logged every ship';
+
+let site: AppShellSite;
+let secret: http.Server;
+let secretOrigin: string;
+const secretHits: string[] = [];
+
+beforeAll(async () => {
+  site = await startAppShellSite({ pages: 12 });
+  secret = http.createServer((req, res) => {
+    secretHits.push(req.url ?? '');
+    res.setHeader('access-control-allow-origin', '*');
+    res.end('TOP-SECRET-VALUE');
+  });
+  secret.on('upgrade', (req, socket) => {
+    secretHits.push(`upgrade ${req.url}`);
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => secret.listen(0, '127.0.0.1', resolve));
+  secretOrigin = `http://127.0.0.1:${(secret.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await site?.close();
+  secret?.closeAllConnections();
+  await new Promise<void>((resolve) => secret?.close(() => resolve()));
+});
+
+const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
+
+describe.skipIf(Boolean(noBrowser))('rendering with a browser', () => {
+  let server: TestServer;
+  let key: string;
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      env: { GLEANER_UPSTREAM_OVERRIDES: `app.test=${site.origin}`, GLEANER_RENDER_TIMEOUT_MS: '30000', GLEANER_HTTP_TIMEOUT_MS: '10000' },
+    });
+    key = await server.createKey('Pro');
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('the hand-written app-shell fixture gives its article with render=auto (the default), charged 1 + 1 credit', async () => {
+    const res = await server.request('GET', `/v1/web/scrape?${q({ url: 'http://app.test/fixture' })}`, { apiKey: key });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.rendered).toBe(true);
+    expect(res.body.content).toContain(ARTICLE);
+    expect(res.body.title).toBe('The Keepers of the Northern Light');
+    expect(res.body.description).toBe('How three generations kept a lighthouse burning on a rock in the North Sea.');
+    expect(res.body.warnings).toBeUndefined();
+    expect(res.headers.get('x-credits-used')).toBe('2');
+  }, 60_000);
+
+  it('render=never reads the HTML the server sent: no article, 1 credit', async () => {
+    const res = await server.request('GET', `/v1/web/scrape?${q({ url: 'http://app.test/fixture', render: 'never' })}`, { apiKey: key });
+    expect(res.status).toBe(200);
+    expect(res.body.rendered).toBe(false);
+    expect(res.body.content).not.toContain(ARTICLE);
+    expect(res.headers.get('x-credits-used')).toBe('1');
+  });
+
+  it('auto leaves a page that is not an app shell to the plain fetch', async () => {
+    const before = site.requests.length;
+    const res = await server.request('GET', `/v1/web/scrape?${q({ url: 'http://app.test/api/lighthouse.json' })}`, { apiKey: key });
+    expect(res.status).toBe(200);
+    expect(res.body.rendered).toBe(false);
+    expect(site.requests.slice(before)).toEqual(['/api/lighthouse.json']);
+  });
+
+  it('metadata reads the rendered DOM', async () => {
+    const res = await server.request('GET', `/v1/metadata?${q({ url: 'http://app.test/fixture' })}`, { apiKey: key });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.rendered).toBe(true);
+    expect(res.body.title).toBe('The Keepers of the Northern Light');
+    expect(res.body.description).toContain('three generations');
+  }, 60_000);
+
+  it("a rendered public page cannot reach loopback: fetch, XHR, redirect, beacon, iframe, worker and WebSockets are all refused; the secret server gets no request", async () => {
+    const before = site.upgrades.length;
+    const res = await server.request('GET', `/v1/web/scrape?${q({ url: `http://app.test/probe?target=${encodeURIComponent(secretOrigin)}`, render: 'always', onlyMainContent: 'false' })}`, {
+      apiKey: key,
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.rendered).toBe(true);
+    expect(res.body.content).toContain('The probe page ran its script');
+    expect(res.body.content).toContain('fetch was refused');
+    expect(res.body.content).toContain('redirect was refused');
+    expect(res.body.content).toContain('xhr was refused');
+    expect(res.body.content).not.toContain('TOP-SECRET-VALUE');
+    expect(res.body.content).not.toContain('websocket opened');
+    expect(secretHits).toEqual([]);
+    // WebSockets are refused even to the page's own (allowed) host: no upgrade reached the site either.
+    expect(site.upgrades.length).toBe(before);
+    expect(res.body.warnings.join(' ')).toMatch(/127\.0\.0\.1/);
+    expect(res.body.warnings.join(' ')).toMatch(/WebSocket/);
+  }, 60_000);
+
+  it('waitFor takes a CSS selector: text a timer adds after load is there', async () => {
+    const res = await server.request('GET', `/v1/web/scrape?${q({ url: 'http://app.test/late', render: 'always', waitFor: '#late' })}`, { apiKey: key });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.content).toContain('This paragraph arrived late');
+    const bad = await server.request('GET', `/v1/web/scrape?${q({ url: 'http://app.test/late', render: 'always', waitFor: '##' })}`, { apiKey: key });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('INVALID_REQUEST');
+  }, 60_000);
+
+  it('crawl renders each app-shell page and follows links that exist only in the rendered DOM', async () => {
+    const me = (await server.request('GET', '/v1/me', { apiKey: key })).body as { id: string; credits: number };
+    const started = await server.request('POST', '/v1/web/crawl', { apiKey: key, body: { url: 'http://app.test/', mode: 'recursive', maxPages: 12 } });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    await server.app.services.jobs.waitFor(started.body.jobId, me.id, 180_000);
+    const job = (await server.request('GET', `/v1/jobs/${started.body.jobId}`, { apiKey: key })).body;
+    expect(job.status, JSON.stringify(job.error)).toBe('completed');
+    const pages = job.result.pages as Array<{ url: string; content: string; rendered: boolean; title: string }>;
+    expect(pages).toHaveLength(12);
+    expect(pages.every((p) => p.rendered)).toBe(true);
+    expect(new Set(pages.map((p) => p.title))).toEqual(new Set(Array.from({ length: 12 }, (_, i) => `Article ${i + 1} of the app`)));
+    expect(pages.find((p) => p.url === 'http://app.test/article/7')?.content).toContain('Article 7 was built in the browser');
+    // 12 pages, each 1 credit plus 1 for its render.
+    expect(job.creditsUsed).toBe(24);
+  }, 200_000);
+
+  it('map reads the links of rendered pages', async () => {
+    const res = await server.request('GET', `/v1/web/map?${q({ url: 'http://app.test/', limit: '12' })}`, { apiKey: key });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.urls).toContain('http://app.test/article/2');
+    expect(res.body.urls).toContain('http://app.test/article/3');
+    expect(res.body.renderedPages).toBeGreaterThan(0);
+    expect(Number(res.headers.get('x-credits-used'))).toBe(1 + res.body.renderedPages);
+  }, 120_000);
+
+  it('a browser that crashed is started again for the next page', async () => {
+    const [pid] = browserProcesses();
+    expect(pid, 'the browser runs as a child of this process').toBeGreaterThan(0);
+    const gone = new Promise<void>((resolve) => {
+      const poll = () => (isAlive(pid!) ? setTimeout(poll, 50) : resolve());
+      poll();
+    });
+    process.kill(pid!, 'SIGKILL');
+    await gone;
+    const res = await server.request('GET', `/v1/web/scrape?${q({ url: 'http://app.test/fixture', render: 'always' })}`, { apiKey: key });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.content).toContain(ARTICLE);
+    expect(browserProcesses()).not.toContain(pid);
+  }, 90_000);
+});
+
+describe('without a browser (GLEANER_BROWSER_PATH points at a missing file)', () => {
+  let server: TestServer;
+  let key: string;
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { GLEANER_UPSTREAM_OVERRIDES: `app.test=${site.origin}`, GLEANER_BROWSER_PATH: '/nonexistent/chromium' } });
+    key = await server.createKey('Pro', { credits: 100 });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('auto gives the plain page with a warning naming the setting, at the plain price', async () => {
+    const res = await server.request('GET', `/v1/web/scrape?${q({ url: 'http://app.test/fixture' })}`, { apiKey: key });
+    expect(res.status).toBe(200);
+    expect(res.body.rendered).toBe(false);
+    expect(res.body.content).not.toContain(ARTICLE);
+    expect(res.body.warnings).toHaveLength(1);
+    expect(res.body.warnings[0]).toMatch(/app shell/);
+    expect(res.body.warnings[0]).toContain('GLEANER_BROWSER_PATH is /nonexistent/chromium');
+    expect(res.headers.get('x-credits-used')).toBe('1');
+  });
+
+  it('always is a 503 NOT_CONFIGURED naming GLEANER_BROWSER_PATH and GLEANER_BROWSER_WS_URL, before anything is fetched or charged', async () => {
+    const before = site.requests.length;
+    for (const path of ['/v1/web/scrape', '/v1/web/map', '/v1/metadata']) {
+      const res = await server.request('GET', `${path}?${q({ url: 'http://app.test/fixture', render: 'always' })}`, { apiKey: key });
+      expect(res.status, path).toBe(503);
+      expect(res.body.error.code).toBe('NOT_CONFIGURED');
+      expect(res.body.error.message).toContain('GLEANER_BROWSER_PATH');
+    }
+    const crawl = await server.request('POST', '/v1/web/crawl', { apiKey: key, body: { url: 'http://app.test/', render: 'always' } });
+    expect(crawl.status).toBe(503);
+    expect(crawl.body.error.code).toBe('NOT_CONFIGURED');
+    expect(site.requests.length).toBe(before);
+    expect((await server.request('GET', '/v1/me', { apiKey: key })).body.credits).toBe(99);
+  });
+
+  it('a message without a browser at all names both settings', async () => {
+    const { locateBrowser: locate } = await import('../src/web/render/locate.js');
+    const none = locate({}, '/nonexistent-bin');
+    expect(none.kind).toBe('none');
+    expect(none.kind === 'none' && none.reason).toMatch(/GLEANER_BROWSER_PATH.*GLEANER_BROWSER_WS_URL/);
+  });
+});
+
+/** The browsers this process launched: its children whose command line is Chromium's. */
+function browserProcesses(): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === process.pid && /chrom/i.test(fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8'))) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    if (/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'))) return false; // a zombie is dead
+  } catch {
+    return false;
+  }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
