@@ -6,6 +6,7 @@
 import type { HttpClient } from '../net/http.js';
 import { GleanerError } from '../errors.js';
 import { loadPage, NEVER_RENDER, type RenderChoice } from './render/load.js';
+import { Renderer } from './render/browser-pool.js';
 import { pageLinks } from './links.js';
 import { readSitemaps } from './sitemap.js';
 import { Site } from './site.js';
@@ -67,7 +68,7 @@ export async function mapSite(http: HttpClient, url: string, options: MapOptions
     if (fetched.has(next) || !looksLikePage(next) || !(await site.allowed(next))) return;
     fetched.add(next);
     try {
-      const choice = options.render ?? NEVER_RENDER;
+      const choice = render;
       // A render is paid for when it happens; past the map's share of renders, pages are read plainly.
       const budgeted: RenderChoice = {
         ...choice,
@@ -98,7 +99,15 @@ export async function mapSite(http: HttpClient, url: string, options: MapOptions
   };
   // Pages fetched are bounded by the limit too: each fetch should be able to add at least one URL.
   const more = () => found.size < options.limit && fetched.size < options.limit && Date.now() < deadline && !options.signal?.aborted;
-  await drainQueue(queue, options.concurrency ?? 6, visit, more);
+  // The map's pages render in one browser context of its own, its tabs reused from page to page.
+  let render: RenderChoice = options.render ?? NEVER_RENDER;
+  const session = render.renderer instanceof Renderer ? render.renderer.session() : undefined;
+  if (session) render = { ...render, renderer: session };
+  try {
+    await drainQueue(queue, options.concurrency ?? 6, visit, more);
+  } finally {
+    await session?.close();
+  }
   if (!found.size && startFailure) throw startFailure;
   return reply();
 }

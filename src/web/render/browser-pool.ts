@@ -1,20 +1,26 @@
 /**
  * The browser that renders JavaScript pages: launched (or connected to, over CDP) on the first page
- * that needs it, never at start-up; relaunched after a crash; closed with the app. Each render gets
- * a fresh browser context (no cookie, storage or cache crosses calls, so none crosses accounts),
- * at most `concurrency` of them open at once, each with a deadline. Every request of the page goes
- * through Gleaner's outbound client (routing.ts).
+ * that needs it, never at start-up; relaunched after a crash; closed with the app.
+ *
+ * A pool of contexts: every call (a scrape, one crawl, one map) gets a browser context of its own,
+ * fresh (no cookie, storage or cache crosses calls, so none crosses accounts) and closed when the
+ * call ends. One context is kept prepared (with a page open) for the next call, so a call does not
+ * wait for a new renderer process. Within a call, pages (tabs) are reused from one render to the
+ * next, up to a limit of renders each; at most `concurrency` pages render at once in the whole
+ * process, each with a deadline. Every request of a page goes through Gleaner's outbound client
+ * (routing.ts).
  *
  * Chromium's own output never reaches stdout (the MCP protocol in stdio mode): Playwright starts it
  * with piped stdio, and nothing here reads or forwards those pipes.
  */
 import pLimit, { type LimitFunction } from 'p-limit';
-import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import type { HttpClient } from '../../net/http.js';
 import type { Logger } from '../../log.js';
 import { GleanerError } from '../../errors.js';
 import { locateBrowser, type BrowserTarget } from './locate.js';
-import { routeThroughClient, type PrefetchedDocument } from './routing.js';
+import { looksLikeAppShell, visibleTextLength } from './shell.js';
+import { PageTraffic, routeThroughClient, type PrefetchedDocument, type RenderJob } from './routing.js';
 
 /**
  * Flags for a local Chromium that work as root in a container: no sandbox (root cannot have one),
@@ -53,6 +59,8 @@ const QUIET_MS = 120;
 const SETTLE_MAX_MS = 5_000;
 /** After a failed launch, pages fall back (auto) or fail (always) for this long before another try. */
 const RELAUNCH_BACKOFF_MS = 15_000;
+/** Renders one tab serves before it is closed and replaced (pages leak memory over many navigations). */
+const TAB_MAX_RENDERS = 50;
 
 export interface RendererOptions {
   http: HttpClient;
@@ -82,13 +90,35 @@ export interface RenderedPage {
   warnings: string[];
 }
 
-export class Renderer {
+/** What renders a page: the renderer (one call, one page) or a session of it (one call, many pages). */
+export interface PageRenderer {
+  availability(): { ok: true } | { ok: false; reason: string };
+  render(url: string, options?: RenderOptions): Promise<RenderedPage>;
+}
+
+interface Tab {
+  page: Page;
+  job?: RenderJob;
+  renders: number;
+}
+
+/** One call's browser context and its tabs. */
+interface ContextState {
+  browser: Browser;
+  context: BrowserContext;
+  tabs: Map<Page, Tab>;
+  idle: Tab[];
+}
+
+export class Renderer implements PageRenderer {
   private target?: BrowserTarget;
   private browser?: Promise<Browser>;
+  /** A context prepared for the next call. */
+  private spare?: Promise<ContextState | undefined>;
   private failedAt = 0;
   private failure?: GleanerError;
   private closed = false;
-  private readonly slots: LimitFunction;
+  readonly slots: LimitFunction;
 
   constructor(private readonly options: RendererOptions) {
     this.slots = pLimit(options.concurrency);
@@ -103,19 +133,71 @@ export class Renderer {
     return { ok: true };
   }
 
-  render(url: string, options: RenderOptions = {}): Promise<RenderedPage> {
-    return this.slots(async () => {
-      options.signal?.throwIfAborted();
-      const browser = await this.running();
-      return this.renderIn(browser, url, options);
-    });
+  /** Renders for one call that reads many pages (a crawl, a map): one context, closed by `close`. */
+  session(): RenderSession {
+    return new RenderSession(this);
+  }
+
+  /** One page for one call, in a context of its own. */
+  async render(url: string, options: RenderOptions = {}): Promise<RenderedPage> {
+    const session = this.session();
+    try {
+      return await session.render(url, options);
+    } finally {
+      await session.close();
+    }
   }
 
   async close(): Promise<void> {
     this.closed = true;
+    const spare = await this.spare;
+    await spare?.context.close().catch(() => undefined);
     const browser = await this.browser?.catch(() => undefined);
     this.browser = undefined;
     await browser?.close().catch(() => undefined);
+  }
+
+  /** A fresh context for a call: the prepared one when it is still good, and another prepared behind it. */
+  async takeContext(): Promise<ContextState> {
+    const browser = await this.running();
+    const spare = await this.spare;
+    this.spare = this.closed ? undefined : this.openContext(browser).catch(() => undefined);
+    if (spare && spare.browser === browser && browser.isConnected()) return spare;
+    await spare?.context.close().catch(() => undefined);
+    return this.openContext(browser);
+  }
+
+  async newTab(state: ContextState): Promise<Tab> {
+    const page = await state.context.newPage();
+    // Pop-ups are not followed: the page asked for is the one read.
+    page.on('popup', (popup) => void popup.close().catch(() => undefined));
+    const tab: Tab = { page, renders: 0 };
+    state.tabs.set(page, tab);
+    return tab;
+  }
+
+  private async openContext(browser: Browser): Promise<ContextState> {
+    let context: BrowserContext;
+    try {
+      context = await browser.newContext(CONTEXT_OPTIONS);
+    } catch (error) {
+      throw new GleanerError('UPSTREAM_UNAVAILABLE', `The rendering browser could not open a page: ${String((error as Error).message).split('\n')[0]}`, { cause: error });
+    }
+    const state: ContextState = { browser, context, tabs: new Map(), idle: [] };
+    await routeThroughClient(context, this.options.http, {
+      forRequest(request) {
+        try {
+          return state.tabs.get(request.frame().page())?.job;
+        } catch {
+          return undefined; // a request with no frame (a service worker's)
+        }
+      },
+      *active() {
+        for (const tab of state.tabs.values()) if (tab.job) yield tab.job;
+      },
+    });
+    state.idle.push(await this.newTab(state));
+    return state;
   }
 
   private running(): Promise<Browser> {
@@ -166,29 +248,21 @@ export class Renderer {
     }
   }
 
-  private async renderIn(browser: Browser, url: string, options: RenderOptions): Promise<RenderedPage> {
+  /** One render in a tab: navigate (the document served from the plain fetch), let it settle, wait as asked, read the DOM. */
+  async renderIn(tab: Tab, url: string, options: RenderOptions): Promise<RenderedPage> {
     const timeoutMs = this.options.timeoutMs;
     const deadline = Date.now() + timeoutMs;
     const remaining = () => Math.max(1, deadline - Date.now());
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
     const warnings: string[] = [];
-    let context;
-    try {
-      context = await browser.newContext(CONTEXT_OPTIONS);
-    } catch (error) {
-      throw new GleanerError('UPSTREAM_UNAVAILABLE', `The rendering browser could not open a page: ${String((error as Error).message).split('\n')[0]}`, { cause: error });
-    }
+    const traffic = new PageTraffic();
+    const page = tab.page;
     // The caller going away ends the page at once; the deadline only bounds the waits below.
-    const stop = () => void context.close().catch(() => undefined);
+    const stop = () => void page.close().catch(() => undefined);
     options.signal?.addEventListener('abort', stop, { once: true });
+    tab.job = { prefetched: options.prefetched, signal, traffic };
     try {
-      const traffic = await routeThroughClient(context, { http: this.options.http, prefetched: options.prefetched, signal });
-      const page = await context.newPage();
-      // Pop-ups are not followed: the page asked for is the one read.
-      context.on('page', (other: Page) => {
-        if (other !== page) void other.close().catch(() => undefined);
-      });
       let status = options.prefetched?.status ?? 200;
       try {
         const response = await page.goto(url, { waitUntil: 'domcontentloaded', timeout: remaining() });
@@ -205,7 +279,14 @@ export class Renderer {
       await traffic.quiet(QUIET_MS, settle);
       await this.waitFor(page, options.waitFor, remaining, warnings);
       options.signal?.throwIfAborted();
-      const html = await page.content();
+      let html = await page.content();
+      // A request the page issued may reach the route after the network looked quiet (a busy machine):
+      // while an app shell has gained no text yet, its script is still at work, so wait on.
+      const shellText = options.prefetched && looksLikeAppShell(options.prefetched.html) ? visibleTextLength(options.prefetched.html) : undefined;
+      while (shellText !== undefined && !settle.aborted && looksLikeAppShell(html) && visibleTextLength(html) <= shellText) {
+        await traffic.quiet(QUIET_MS, settle);
+        html = await page.content();
+      }
       if (traffic.refusedHosts.size) {
         warnings.push(`Requests of the page to ${[...traffic.refusedHosts].slice(0, 5).join(', ')} were refused (private or loopback addresses, or WebSockets, are not opened for rendered pages).`);
       }
@@ -214,11 +295,13 @@ export class Renderer {
     } catch (error) {
       if (options.signal?.aborted) throw new GleanerError('UPSTREAM_UNAVAILABLE', `Rendering ${url} was stopped.`, { cause: error });
       if (error instanceof GleanerError) throw error;
-      if (!browser.isConnected()) throw new GleanerError('UPSTREAM_UNAVAILABLE', `The rendering browser stopped while rendering ${url}; it is started again for the next page.`, { cause: error });
+      if (!page.context().browser()?.isConnected()) {
+        throw new GleanerError('UPSTREAM_UNAVAILABLE', `The rendering browser stopped while rendering ${url}; it is started again for the next page.`, { cause: error });
+      }
       throw new GleanerError('UPSTREAM_ERROR', `The browser could not render ${url}: ${String((error as Error).message).split('\n')[0]}`, { cause: error });
     } finally {
+      tab.job = undefined;
       options.signal?.removeEventListener('abort', stop);
-      await context.close().catch(() => undefined);
     }
   }
 
@@ -240,6 +323,66 @@ export class Renderer {
       if (!isTimeout(error)) throw error;
       warnings.push(`waitFor: no element matched "${waitFor}" before the page deadline; the page was read as it was.`);
     }
+  }
+}
+
+/** The renders of one call: one fresh context, its tabs reused from page to page, closed with the call. */
+export class RenderSession implements PageRenderer {
+  private state?: Promise<ContextState>;
+  private closed = false;
+
+  constructor(private readonly renderer: Renderer) {}
+
+  availability(): { ok: true } | { ok: false; reason: string } {
+    return this.renderer.availability();
+  }
+
+  render(url: string, options: RenderOptions = {}): Promise<RenderedPage> {
+    return this.renderer.slots(async () => {
+      options.signal?.throwIfAborted();
+      if (this.closed) throw new GleanerError('UPSTREAM_UNAVAILABLE', `Rendering ${url} was stopped.`);
+      const state = await this.context();
+      const tab = state.idle.pop() ?? (await this.renderer.newTab(state));
+      let healthy = false;
+      try {
+        const page = await this.renderer.renderIn(tab, url, options);
+        healthy = true;
+        return page;
+      } finally {
+        tab.renders++;
+        if (healthy && !tab.page.isClosed() && tab.renders < TAB_MAX_RENDERS && !this.closed) {
+          state.idle.push(tab);
+        } else {
+          state.tabs.delete(tab.page);
+          void tab.page.close().catch(() => undefined);
+        }
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const state = await this.state?.catch(() => undefined);
+    await state?.context.close().catch(() => undefined);
+  }
+
+  /** This call's context (one, however many pages ask at once); a new one when the browser went away under it. */
+  private context(): Promise<ContextState> {
+    const current = (this.state ??= this.renderer.takeContext());
+    const forget = () => {
+      if (this.state === current) this.state = undefined;
+    };
+    return current.then(
+      (state) => {
+        if (state.browser.isConnected()) return state;
+        forget();
+        return this.context();
+      },
+      (error: unknown) => {
+        forget();
+        throw error;
+      },
+    );
   }
 }
 

@@ -10,7 +10,7 @@
 import type { HttpClient } from '../../net/http.js';
 import { GleanerError, isGleanerError } from '../../errors.js';
 import { fetchPage, statusError, RedirectSignal, type FetchedPage, type FetchPageOptions } from '../fetch-page.js';
-import type { Renderer } from './browser-pool.js';
+import type { PageRenderer } from './browser-pool.js';
 import { looksLikeAppShell, looksLikeChallenge } from './shell.js';
 
 export type RenderMode = 'never' | 'auto' | 'always';
@@ -18,8 +18,8 @@ export type RenderMode = 'never' | 'auto' | 'always';
 export interface RenderChoice {
   mode: RenderMode;
   waitFor?: number | string;
-  /** The app's renderer; absent means no browser. */
-  renderer?: Renderer;
+  /** The app's renderer (or a call's session of it); absent means no browser. */
+  renderer?: PageRenderer;
   /**
    * Pays for one render before it starts (reserves its credits): throws CREDITS_EXHAUSTED when it
    * cannot; resolves false when the caller's own share of renders is used up (the page is read plainly).

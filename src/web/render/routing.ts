@@ -35,117 +35,123 @@ export interface PrefetchedDocument {
   html: string;
 }
 
-export interface PageTraffic {
-  /** Requests being answered now; `quiet` resolves when none has been for a while. */
-  inFlight(): number;
-  /** Resolves once no request has been in flight for `ms`, or when `signal` aborts. */
-  quiet(ms: number, signal: AbortSignal): Promise<void>;
-  /** Hosts whose requests the guard refused (private or loopback addresses), for the warnings. */
-  refusedHosts: Set<string>;
-  /** Requests that failed otherwise, and those not made because the page's limits were reached. */
-  failed: number;
-  overLimit: number;
-}
-
-export interface RouteOptions {
-  http: HttpClient;
+/** What one render of a page is doing: the requests of that page are counted here. */
+export interface RenderJob {
   prefetched?: PrefetchedDocument;
   /** Aborted at the page's deadline: every request still being fetched stops. */
   signal: AbortSignal;
+  traffic: PageTraffic;
 }
 
-export async function routeThroughClient(context: BrowserContext, options: RouteOptions): Promise<PageTraffic> {
-  let inFlight = 0;
-  let bytes = 0;
-  let requests = 0;
-  let lastSettled = Date.now();
-  let prefetched = options.prefetched;
-  const waiters = new Set<() => void>();
-  const traffic: PageTraffic = {
-    inFlight: () => inFlight,
-    refusedHosts: new Set(),
-    failed: 0,
-    overLimit: 0,
-    quiet(ms, signal) {
-      // Quiet for `ms` from now at the earliest: a request the page is issuing may not have reached the route yet.
-      const from = Date.now();
-      return new Promise<void>((resolve) => {
-        let timer: NodeJS.Timeout | undefined;
-        const done = () => {
-          clearTimeout(timer);
-          waiters.delete(check);
-          signal.removeEventListener('abort', done);
-          resolve();
-        };
-        const check = () => {
-          clearTimeout(timer);
-          if (inFlight > 0) return; // checked again when a request settles
-          const wait = Math.max(lastSettled, from) + ms - Date.now();
-          if (wait <= 0) return done();
-          timer = setTimeout(check, wait);
-        };
-        if (signal.aborted) return resolve();
-        signal.addEventListener('abort', done, { once: true });
-        waiters.add(check);
-        check();
-      });
-    },
-  };
-  const settled = () => {
-    inFlight--;
-    lastSettled = Date.now();
-    for (const check of [...waiters]) check();
-  };
+/** The requests of one render: in flight, refused, over the page's limits. */
+export class PageTraffic {
+  inFlight = 0;
+  bytes = 0;
+  requests = 0;
+  /** Hosts whose requests the guard refused (private or loopback addresses) or WebSockets, for the warnings. */
+  readonly refusedHosts = new Set<string>();
+  failed = 0;
+  overLimit = 0;
+  private lastSettled = Date.now();
+  private readonly waiters = new Set<() => void>();
 
+  begin(): void {
+    this.inFlight++;
+  }
+
+  end(): void {
+    this.inFlight--;
+    this.lastSettled = Date.now();
+    for (const check of [...this.waiters]) check();
+  }
+
+  /** Resolves once no request has been in flight for `ms` (counted from now at the earliest), or when `signal` aborts. */
+  quiet(ms: number, signal: AbortSignal): Promise<void> {
+    // From now at the earliest: a request the page is issuing may not have reached the route yet.
+    const from = Date.now();
+    return new Promise<void>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(check);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const check = () => {
+        clearTimeout(timer);
+        if (this.inFlight > 0) return; // checked again when a request settles
+        const wait = Math.max(this.lastSettled, from) + ms - Date.now();
+        if (wait <= 0) return done();
+        timer = setTimeout(check, wait);
+      };
+      if (signal.aborted) return resolve();
+      signal.addEventListener('abort', done, { once: true });
+      this.waiters.add(check);
+      check();
+    });
+  }
+}
+
+/** The renders under way in one context. */
+export interface ContextJobs {
+  /** The render a request belongs to (by its page); none for a page between renders or a worker without a frame. */
+  forRequest(request: Request): RenderJob | undefined;
+  active(): Iterable<RenderJob>;
+}
+
+/** Installs the routing on a context; a request of no render is refused. */
+export async function routeThroughClient(context: BrowserContext, http: HttpClient, jobs: ContextJobs): Promise<void> {
   const handle = async (route: Route, request: Request) => {
-    if (BLOCKED_TYPES.has(request.resourceType())) return route.abort('blockedbyclient').catch(() => undefined);
+    const job = jobs.forRequest(request);
+    if (!job || BLOCKED_TYPES.has(request.resourceType())) return route.abort('blockedbyclient').catch(() => undefined);
+    const { traffic } = job;
     const url = request.url();
+    const prefetched = job.prefetched;
     if (prefetched && isMainNavigation(request) && sameDocument(url, prefetched.url)) {
-      const document = prefetched;
-      prefetched = undefined;
+      job.prefetched = undefined;
       return route
-        .fulfill({ status: document.status, headers: { ...responseHeaders(document.headers), 'content-type': 'text/html; charset=utf-8' }, body: document.html })
+        .fulfill({ status: prefetched.status, headers: { ...responseHeaders(prefetched.headers), 'content-type': 'text/html; charset=utf-8' }, body: prefetched.html })
         .catch(() => undefined);
     }
-    if (++requests > PAGE_MAX_REQUESTS || bytes > PAGE_MAX_BYTES) {
+    if (++traffic.requests > PAGE_MAX_REQUESTS || traffic.bytes > PAGE_MAX_BYTES) {
       traffic.overLimit++;
       return route.abort('blockedbyclient').catch(() => undefined);
     }
-    inFlight++;
+    traffic.begin();
     try {
       const headers = Object.fromEntries(Object.entries(await request.allHeaders()).filter(([name]) => !DROPPED_REQUEST_HEADERS.test(name)));
       const method = request.method().toUpperCase();
       if (!isClientMethod(method)) throw new Error(`method ${method} not fetched for a render`);
-      const response = await options.http.fetch(url, {
+      const response = await http.fetch(url, {
         method,
         headers,
         body: request.postDataBuffer() ?? undefined,
-        signal: options.signal,
-        maxBytes: Math.min(RESOURCE_MAX_BYTES, Math.max(1, PAGE_MAX_BYTES - bytes)),
+        signal: job.signal,
+        maxBytes: Math.min(RESOURCE_MAX_BYTES, Math.max(1, PAGE_MAX_BYTES - traffic.bytes)),
         // The browser does not retry a subresource either; the document was fetched with retries.
         retries: 0,
       });
-      bytes += response.body.length;
+      traffic.bytes += response.body.length;
       await route.fulfill({ status: response.status, headers: responseHeaders(response.headers), body: response.body });
     } catch (error) {
-      if (isGleanerError(error) && error.code === 'URL_NOT_ALLOWED') traffic.refusedHosts.add(hostOf(url));
+      const refused = isGleanerError(error) && error.code === 'URL_NOT_ALLOWED';
+      if (refused) traffic.refusedHosts.add(hostOf(url));
       else traffic.failed++;
-      await route.abort(isGleanerError(error) && error.code === 'URL_NOT_ALLOWED' ? 'blockedbyclient' : 'failed').catch(() => undefined);
+      await route.abort(refused ? 'blockedbyclient' : 'failed').catch(() => undefined);
     } finally {
-      settled();
+      traffic.end();
     }
   };
   await context.route('**/*', handle);
   await context.routeWebSocket(
     () => true,
     (socket) => {
-      traffic.refusedHosts.add(`${hostOf(socket.url())} (WebSocket)`);
+      // A WebSocket route does not say which page opened it: every render of the context hears of it.
+      for (const job of jobs.active()) job.traffic.refusedHosts.add(`${hostOf(socket.url())} (WebSocket)`);
       return socket.close({ code: 1008, reason: 'WebSockets are not opened for rendered pages' });
     },
   );
-  return traffic;
 }
-
 type ClientMethod = 'GET' | 'POST' | 'HEAD' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 function isClientMethod(method: string): method is ClientMethod {
   return ['GET', 'POST', 'HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'].includes(method);
