@@ -135,12 +135,12 @@ export class Renderer implements PageRenderer {
 
   /** Renders for one call that reads many pages (a crawl, a map): one context, closed by `close`. */
   session(): RenderSession {
-    return new RenderSession(this);
+    return new RenderSession(this, false);
   }
 
-  /** One page for one call, in a context of its own. */
+  /** One page for one call, in a context of its own (the prepared one; another is prepared behind it). */
   async render(url: string, options: RenderOptions = {}): Promise<RenderedPage> {
-    const session = this.session();
+    const session = new RenderSession(this, true);
     try {
       return await session.render(url, options);
     } finally {
@@ -157,11 +157,15 @@ export class Renderer implements PageRenderer {
     await browser?.close().catch(() => undefined);
   }
 
-  /** A fresh context for a call: the prepared one when it is still good, and another prepared behind it. */
-  async takeContext(): Promise<ContextState> {
+  /**
+   * A fresh context for a call: the prepared one when there is one and it is still good. `prepareNext`
+   * (single pages, where opening a context is most of the wait) prepares another behind it; a crawl
+   * or map opens its one context without (a spare would only hold memory while it runs).
+   */
+  async takeContext(prepareNext: boolean): Promise<ContextState> {
     const browser = await this.running();
     const spare = await this.spare;
-    this.spare = this.closed ? undefined : this.openContext(browser).catch(() => undefined);
+    this.spare = prepareNext && !this.closed ? this.openContext(browser).catch(() => undefined) : undefined;
     if (spare && spare.browser === browser && browser.isConnected()) return spare;
     await spare?.context.close().catch(() => undefined);
     return this.openContext(browser);
@@ -331,7 +335,10 @@ export class RenderSession implements PageRenderer {
   private state?: Promise<ContextState>;
   private closed = false;
 
-  constructor(private readonly renderer: Renderer) {}
+  constructor(
+    private readonly renderer: Renderer,
+    private readonly prepareNext: boolean,
+  ) {}
 
   availability(): { ok: true } | { ok: false; reason: string } {
     return this.renderer.availability();
@@ -368,7 +375,7 @@ export class RenderSession implements PageRenderer {
 
   /** This call's context (one, however many pages ask at once); a new one when the browser went away under it. */
   private context(): Promise<ContextState> {
-    const current = (this.state ??= this.renderer.takeContext());
+    const current = (this.state ??= this.renderer.takeContext(this.prepareNext));
     const forget = () => {
       if (this.state === current) this.state = undefined;
     };
