@@ -11,6 +11,7 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import { spawn } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -154,6 +155,46 @@ describe.skipIf(Boolean(noBrowser))('rendering with a browser', () => {
     expect(res.body.renderedPages).toBeGreaterThan(0);
     expect(Number(res.headers.get('x-credits-used'))).toBe(1 + res.body.renderedPages);
   }, 120_000);
+
+  it('in MCP stdio mode a rendered scrape leaves stdout to the protocol: every line is JSON-RPC', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'mcp'], {
+      env: { ...process.env, GLEANER_DATA_DIR: server.dataDir, GLEANER_API_KEY: key, GLEANER_UPSTREAM_OVERRIDES: `app.test=${site.origin}`, GLEANER_LOG_LEVEL: 'info' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    child.stderr.resume();
+    const lines: string[] = [];
+    const waiting = new Map<number, (message: any) => void>();
+    let buffered = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      let newline;
+      while ((newline = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, newline);
+        buffered = buffered.slice(newline + 1);
+        lines.push(line);
+        try {
+          const message = JSON.parse(line);
+          waiting.get(message.id)?.(message);
+        } catch {
+          // not JSON: the assertion below reports it
+        }
+      }
+    });
+    const call = (id: number, method: string, params: unknown) =>
+      new Promise<any>((resolve) => {
+        waiting.set(id, resolve);
+        child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+      });
+    await call(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'stdout-check', version: '1' } });
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    const reply = await call(2, 'tools/call', { name: 'web_scrape', arguments: { url: 'http://app.test/fixture', render: 'always' } });
+    expect(reply.result.isError, JSON.stringify(reply.result)).toBeFalsy();
+    expect(reply.result.structuredContent.content).toContain(ARTICLE);
+    const exited = new Promise((resolve) => child.on('exit', resolve));
+    child.stdin.end();
+    await exited;
+    expect(lines.filter((line) => line.trim() !== '').every((line) => JSON.parse(line).jsonrpc === '2.0')).toBe(true);
+  }, 180_000);
 
   it('a browser that crashed is started again for the next page', async () => {
     const [pid] = browserProcesses();
