@@ -11,7 +11,9 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
-import { spawn } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
@@ -210,6 +212,81 @@ describe.skipIf(Boolean(noBrowser))('rendering with a browser', () => {
     expect(res.body.content).toContain(ARTICLE);
     expect(browserProcesses()).not.toContain(pid);
   }, 90_000);
+});
+
+describe.skipIf(browser.kind !== 'local')('a remote browser over CDP (GLEANER_BROWSER_WS_URL)', () => {
+  let server: TestServer;
+  let key: string;
+  let remote: ChildProcess;
+  let profile: string;
+
+  beforeAll(async () => {
+    // A "fleet" of one: a Chromium of its own, reached only through its DevTools WebSocket.
+    profile = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-remote-browser-'));
+    remote = spawn((browser as { executablePath: string }).executablePath, ['--headless', '--no-sandbox', '--disable-gpu', '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const wsUrl = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      remote.stderr!.on('data', (chunk: Buffer) => {
+        text += chunk.toString('utf8');
+        const match = text.match(/DevTools listening on (ws:\/\/\S+)/);
+        if (match) resolve(match[1]);
+      });
+      remote.on('exit', (code) => reject(new Error(`the remote browser exited (${code}): ${text.slice(-500)}`)));
+    });
+    server = await startTestServer({ env: { GLEANER_UPSTREAM_OVERRIDES: `app.test=${site.origin}`, GLEANER_BROWSER_WS_URL: wsUrl, GLEANER_RENDER_TIMEOUT_MS: '30000' } });
+    key = await server.createKey('Pro');
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.close();
+    const exited = new Promise((resolve) => remote?.once('exit', resolve));
+    remote?.kill('SIGKILL');
+    await exited;
+    fs.rmSync(profile, { recursive: true, force: true });
+  });
+
+  it('renders through the remote browser, whose page requests still go through the guard', async () => {
+    const article = await server.request('GET', `/v1/web/scrape?${q({ url: 'http://app.test/fixture' })}`, { apiKey: key });
+    expect(article.status, JSON.stringify(article.body)).toBe(200);
+    expect(article.body.rendered).toBe(true);
+    expect(article.body.content).toContain(ARTICLE);
+    const probe = await server.request('GET', `/v1/web/scrape?${q({ url: `http://app.test/probe?target=${encodeURIComponent(secretOrigin)}`, render: 'always', onlyMainContent: 'false' })}`, {
+      apiKey: key,
+    });
+    expect(probe.status, JSON.stringify(probe.body)).toBe(200);
+    expect(probe.body.content).toContain('fetch was refused');
+    expect(probe.body.content).not.toContain('TOP-SECRET-VALUE');
+    expect(secretHits).toEqual([]);
+  }, 90_000);
+});
+
+describe('a remote browser that cannot be reached', () => {
+  let server: TestServer;
+  let key: string;
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { GLEANER_UPSTREAM_OVERRIDES: `app.test=${site.origin}`, GLEANER_BROWSER_WS_URL: 'ws://127.0.0.1:1/devtools/browser?token=do-not-show-this-token' } });
+    key = await server.createKey('Pro', { credits: 100 });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('auto reads the page plainly with a warning, always is a 503; neither shows the URL or its token', async () => {
+    const auto = await server.request('GET', `/v1/web/scrape?${q({ url: 'http://app.test/fixture' })}`, { apiKey: key });
+    expect(auto.status).toBe(200);
+    expect(auto.body.rendered).toBe(false);
+    expect(auto.body.warnings[0]).toContain('GLEANER_BROWSER_WS_URL');
+    const always = await server.request('GET', `/v1/web/scrape?${q({ url: 'http://app.test/fixture', render: 'always' })}`, { apiKey: key });
+    expect(always.status).toBe(503);
+    expect(always.body.error.message).toContain('GLEANER_BROWSER_WS_URL');
+    expect(JSON.stringify([auto.body, always.body])).not.toContain('do-not-show-this-token');
+    // The plain read is charged 1; the refused render nothing.
+    expect((await server.request('GET', '/v1/me', { apiKey: key })).body.credits).toBe(99);
+  }, 60_000);
 });
 
 describe('without a browser (GLEANER_BROWSER_PATH points at a missing file)', () => {

@@ -164,8 +164,10 @@ export class Renderer implements PageRenderer {
    */
   async takeContext(prepareNext: boolean): Promise<ContextState> {
     const browser = await this.running();
-    const spare = await this.spare;
+    // Claimed before any wait: a prepared context serves exactly one call, however many ask at once.
+    const claimed = this.spare;
     this.spare = prepareNext && !this.closed ? this.openContext(browser).catch(() => undefined) : undefined;
+    const spare = await claimed;
     if (spare && spare.browser === browser && browser.isConnected()) return spare;
     await spare?.context.close().catch(() => undefined);
     return this.openContext(browser);
@@ -244,7 +246,7 @@ export class Renderer implements PageRenderer {
       const first = String((error as Error).message ?? error).split('\n')[0];
       this.failure =
         target.kind === 'remote'
-          ? new GleanerError('UPSTREAM_UNAVAILABLE', `The remote browser (GLEANER_BROWSER_WS_URL) could not be reached: ${first.replace(target.wsUrl, '<GLEANER_BROWSER_WS_URL>')}`)
+          ? new GleanerError('UPSTREAM_UNAVAILABLE', `The remote browser (GLEANER_BROWSER_WS_URL) could not be reached: ${first.replace(/\b(?:wss?|https?):\/\/\S+/gi, '<GLEANER_BROWSER_WS_URL>')}`)
           : new GleanerError('NOT_CONFIGURED', `The browser at GLEANER_BROWSER_PATH (${target.executablePath}) could not be started: ${first}`);
       this.failedAt = Date.now();
       this.options.log?.error({ browser: target.kind, err: this.failure.message }, 'The rendering browser could not be started');
