@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { startAppShellSite, type AppShellSite } from './support/app-shell-site.js';
 import { locateBrowser } from '../src/web/render/locate.js';
+import { checkBrowser } from '../src/cli/doctor-checks.js';
 
 const browser = locateBrowser({ browserPath: process.env.GLEANER_BROWSER_PATH, wsUrl: process.env.GLEANER_BROWSER_WS_URL });
 const noBrowser = browser.kind === 'none' ? browser.reason : undefined;
@@ -198,6 +199,10 @@ describe.skipIf(Boolean(noBrowser))('rendering with a browser', () => {
     expect(lines.filter((line) => line.trim() !== '').every((line) => JSON.parse(line).jsonrpc === '2.0')).toBe(true);
   }, 180_000);
 
+  it('gleaner doctor checks that the browser starts and runs a script', async () => {
+    expect(await checkBrowser(server.app)).toMatchObject({ name: 'browser', status: 'ok', detail: expect.stringMatching(/renders pages/) });
+  }, 60_000);
+
   it('a browser that crashed is started again for the next page', async () => {
     const [pid] = browserProcesses();
     expect(pid, 'the browser runs as a child of this process').toBeGreaterThan(0);
@@ -326,6 +331,10 @@ describe('without a browser (GLEANER_BROWSER_PATH points at a missing file)', ()
     expect(crawl.body.error.code).toBe('NOT_CONFIGURED');
     expect(site.requests.length).toBe(before);
     expect((await server.request('GET', '/v1/me', { apiKey: key })).body.credits).toBe(99);
+  });
+
+  it('gleaner doctor says rendering is skipped, naming the setting', async () => {
+    expect(await checkBrowser(server.app)).toMatchObject({ name: 'browser', status: 'skipped', detail: expect.stringContaining('GLEANER_BROWSER_PATH') });
   });
 
   it('a message without a browser at all names both settings', async () => {
