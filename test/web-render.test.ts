@@ -97,6 +97,14 @@ describe.skipIf(Boolean(noBrowser))('rendering with a browser', () => {
     expect(site.requests.slice(before)).toEqual(['/api/lighthouse.json']);
   });
 
+  it('a JavaScript challenge (503, "Just a moment...") is passed in the browser: its cookie and reload go through the client', async () => {
+    const res = await server.request('GET', `/v1/web/scrape?${q({ url: 'http://app.test/challenge' })}`, { apiKey: key });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.rendered).toBe(true);
+    expect(res.body.title).toBe('Behind the challenge');
+    expect(res.body.content).toContain('served only to a browser that ran the challenge');
+  }, 60_000);
+
   it('metadata reads the rendered DOM', async () => {
     const res = await server.request('GET', `/v1/metadata?${q({ url: 'http://app.test/fixture' })}`, { apiKey: key });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -331,6 +339,15 @@ describe('without a browser (GLEANER_BROWSER_PATH points at a missing file)', ()
     expect(crawl.body.error.code).toBe('NOT_CONFIGURED');
     expect(site.requests.length).toBe(before);
     expect((await server.request('GET', '/v1/me', { apiKey: key })).body.credits).toBe(99);
+  });
+
+  it('a JavaScript challenge is 503 UPSTREAM_BLOCKED saying a browser was not available, charging nothing', async () => {
+    const before = (await server.request('GET', '/v1/me', { apiKey: key })).body.credits;
+    const res = await server.request('GET', `/v1/web/scrape?${q({ url: 'http://app.test/challenge' })}`, { apiKey: key });
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe('UPSTREAM_BLOCKED');
+    expect(res.body.error.message).toContain('GLEANER_BROWSER_PATH');
+    expect((await server.request('GET', '/v1/me', { apiKey: key })).body.credits).toBe(before);
   });
 
   it('gleaner doctor says rendering is skipped, naming the setting', async () => {

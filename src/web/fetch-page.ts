@@ -76,7 +76,7 @@ export async function fetchPage(http: HttpClient, url: string, options: FetchPag
   if (options.manualRedirects && response.status >= 300 && response.headers.location) {
     return new RedirectSignal(response.url, new URL(response.headers.location, response.url).toString());
   }
-  if (response.status >= 300) throw new GleanerError('UPSTREAM_ERROR', `${response.url} answered with a redirect (${response.status}) that has no location.`);
+  if (response.status >= 300 && response.status < 400) throw new GleanerError('UPSTREAM_ERROR', `${response.url} answered with a redirect (${response.status}) that has no location.`);
   const declared = (response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   const text = TEXT_TYPES.test(declared) || (!declared || declared === 'application/octet-stream' ? !looksBinary(response.body) : false);
   if (!text) {

@@ -10,6 +10,7 @@
  *   /probe?target=<origin> a page whose script tries to reach `target` (a loopback server the test
  *                          owns) by fetch, XHR, iframe, a redirect, beacon, a worker and WebSockets
  *   /redirect?to=<url>     a 302 to `to`
+ *   /challenge             a 503 JavaScript challenge (its script sets a cookie and reloads); with the cookie, an article
  * WebSocket upgrade attempts are counted (`upgrades`) and refused; every request path is recorded.
  */
 import fs from 'node:fs';
@@ -116,6 +117,17 @@ const LATE = `<!doctype html>
   document.getElementById('root').appendChild(p);
 }, 700);</script></body></html>`;
 
+const CHALLENGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Just a moment...</title></head>
+<body><p>Checking your browser before accessing the site.</p>
+<script>setTimeout(() => { document.cookie = 'passed=1; path=/'; location.reload(); }, 50);</script></body></html>`;
+
+const CHALLENGE_PASSED = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Behind the challenge</title></head>
+<body><article><h1>Behind the challenge</h1>
+<p>This article is served only to a browser that ran the challenge's script, which set the cookie it asked for and reloaded the page.</p>
+<p>A reader that does not run scripts sees the challenge page and nothing of this text.</p></article></body></html>`;
+
 export async function startAppShellSite(options: { pages: number; latencyMs?: number }): Promise<AppShellSite> {
   const requests: string[] = [];
   const upgrades: string[] = [];
@@ -139,6 +151,11 @@ export async function startAppShellSite(options: { pages: number; latencyMs?: nu
     if (p === '/api/lighthouse.json') return send(200, 'application/json', lighthouse);
     if (p === '/late') return send(200, 'text/html; charset=utf-8', LATE);
     if (p === '/probe') return send(200, 'text/html; charset=utf-8', probe(url.searchParams.get('target') ?? ''));
+    if (p === '/challenge') {
+      // A JavaScript challenge in the manner of the common bot checks: pass it by running its script.
+      if (/\bpassed=1\b/.test(String(req.headers.cookie ?? ''))) return send(200, 'text/html; charset=utf-8', CHALLENGE_PASSED);
+      return send(503, 'text/html; charset=utf-8', CHALLENGE);
+    }
     if (p === '/redirect') return send(302, 'text/plain', '', { location: url.searchParams.get('to') ?? '/' });
     const api = p.match(/^\/api\/article\/(\d+)$/);
     if (api && Number(api[1]) >= 1 && Number(api[1]) <= options.pages) return send(200, 'application/json', JSON.stringify(article(Number(api[1]), options.pages)));

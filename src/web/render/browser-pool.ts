@@ -19,7 +19,7 @@ import type { HttpClient } from '../../net/http.js';
 import type { Logger } from '../../log.js';
 import { GleanerError } from '../../errors.js';
 import { locateBrowser, type BrowserTarget } from './locate.js';
-import { looksLikeAppShell, visibleTextLength } from './shell.js';
+import { looksLikeAppShell, looksLikeChallenge, visibleTextLength } from './shell.js';
 import { PageTraffic, routeThroughClient, type PrefetchedDocument, type RenderJob } from './routing.js';
 
 /**
@@ -285,14 +285,32 @@ export class Renderer implements PageRenderer {
       await traffic.quiet(QUIET_MS, settle);
       await this.waitFor(page, options.waitFor, remaining, warnings);
       options.signal?.throwIfAborted();
-      let html = await page.content();
+      // The DOM, read again once loaded if the page is navigating meanwhile (a challenge reloads itself).
+      const read = async () => {
+        for (let attempt = 0; ; attempt++) {
+          try {
+            return await page.content();
+          } catch (error) {
+            if (attempt >= 3 || signal.aborted || page.isClosed()) throw error;
+            await page.waitForLoadState('load', { timeout: Math.min(remaining(), SETTLE_MAX_MS) }).catch(() => undefined);
+          }
+        }
+      };
+      let html = await read();
       // A request the page issued may reach the route after the network looked quiet (a busy machine):
-      // while an app shell has gained no text yet, its script is still at work, so wait on.
-      const shellText = options.prefetched && looksLikeAppShell(options.prefetched.html) ? visibleTextLength(options.prefetched.html) : undefined;
-      while (shellText !== undefined && !settle.aborted && looksLikeAppShell(html) && visibleTextLength(html) <= shellText) {
+      // while an app shell has gained no text yet, or a challenge is still the page, its script is at work.
+      const first = options.prefetched?.html;
+      const shellText = first && looksLikeAppShell(first) ? visibleTextLength(first) : undefined;
+      const challenge = first !== undefined && looksLikeChallenge(options.prefetched!.status, options.prefetched!.headers, first);
+      const building = () =>
+        (shellText !== undefined && looksLikeAppShell(html) && visibleTextLength(html) <= shellText) || (challenge && looksLikeChallenge(200, {}, html));
+      while (!settle.aborted && building()) {
         await traffic.quiet(QUIET_MS, settle);
-        html = await page.content();
+        html = await read();
       }
+      // The document read may not be the first one (a challenge reloads): its own status, where the browser says it.
+      const finalStatus = await page.evaluate('performance.getEntriesByType("navigation")[0]?.responseStatus').catch(() => undefined);
+      if (typeof finalStatus === 'number' && finalStatus > 0) status = finalStatus;
       if (traffic.refusedHosts.size) {
         warnings.push(`Requests of the page to ${[...traffic.refusedHosts].slice(0, 5).join(', ')} were refused (private or loopback addresses, or WebSockets, are not opened for rendered pages).`);
       }
