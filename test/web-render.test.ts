@@ -18,7 +18,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { startAppShellSite, type AppShellSite } from './support/app-shell-site.js';
+import { fileURLToPath } from 'node:url';
 import { locateBrowser } from '../src/web/render/locate.js';
+import { looksLikeAppShell, looksLikeChallenge, visibleTextLength } from '../src/web/render/shell.js';
 import { checkBrowser } from '../src/cli/doctor-checks.js';
 
 const browser = locateBrowser({ browserPath: process.env.GLEANER_BROWSER_PATH, wsUrl: process.env.GLEANER_BROWSER_WS_URL });
@@ -377,6 +379,29 @@ function browserProcesses(): number[] {
   }
   return pids;
 }
+
+describe('which pages auto renders (shell.ts)', () => {
+  it('the app-shell fixture is a shell; none of the real captured pages is, nor a challenge', () => {
+    const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
+    expect(looksLikeAppShell(fs.readFileSync(path.join(fixtures, 'render', 'app-shell.html'), 'utf8'))).toBe(true);
+    const real = fs.readdirSync(path.join(fixtures, 'web')).filter((name) => fs.existsSync(path.join(fixtures, 'web', name, 'source.html')));
+    expect(real.length).toBeGreaterThan(50);
+    for (const name of real) {
+      const html = fs.readFileSync(path.join(fixtures, 'web', name, 'source.html'), 'utf8');
+      expect(looksLikeAppShell(html), name).toBe(false);
+      expect(looksLikeChallenge(200, {}, html), name).toBe(false);
+    }
+  });
+
+  it('counts visible text only: scripts, styles, the head and comments are not text', () => {
+    expect(visibleTextLength('<html><head><title>T</title><script>var a = "long text";</script></head><body><!-- note --><p>Hi  there</p><style>p{}</style></body></html>')).toBe('Hi there'.length);
+    expect(looksLikeAppShell('<div id="root"></div><script src="/app.js"></script>')).toBe(true);
+    expect(looksLikeAppShell('<div id="root"></div>')).toBe(false); // no script: nothing would build it
+    expect(looksLikeChallenge(503, {}, '<title>Just a moment...</title><script>cf_chl_opt={}</script>')).toBe(true);
+    expect(looksLikeChallenge(403, { 'cf-mitigated': 'challenge' }, '')).toBe(true);
+    expect(looksLikeChallenge(404, {}, '<title>Just a moment...</title>')).toBe(false);
+  });
+});
 
 function isAlive(pid: number): boolean {
   try {
