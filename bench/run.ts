@@ -1,12 +1,14 @@
 /** `npm run bench`: every benchmark, printing figures (nothing here asserts a time). */
 import { benchGate } from './gate.js';
 import { benchWeb } from './web.js';
+import { benchRender } from './web-render.js';
 import { benchScale } from './web-scale.js';
 import { benchCli } from './cli.js';
 import { benchDocuments } from './documents.js';
 
 await benchGate();
 await benchWeb();
+await benchRender();
 await benchScale();
 await benchCli();
 await benchDocuments();

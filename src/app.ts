@@ -19,6 +19,7 @@ import { OPERATIONS } from './operations/table.js';
 import { WebhookCourier } from './jobs/webhook-courier.js';
 import { closeExtractPool } from './web/extract-pool.js';
 import { closeDocumentPool } from './web/document-pool.js';
+import { Renderer } from './web/render/browser-pool.js';
 import { webhookSecret } from './jobs/webhook.js';
 import type { AnyOperation } from './operations/define.js';
 import type { Services } from './operations/services.js';
@@ -100,7 +101,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const stt = config.GLEANER_STT_URL
     ? openAiSpeechToText(http, { baseUrl: config.GLEANER_STT_URL, apiKey: config.GLEANER_STT_API_KEY, model: config.GLEANER_STT_MODEL })
     : undefined;
-  const services: Services = { config, store, accounts, jobs, http, log, chat, stt };
+  // Nothing is launched here: the browser starts on the first page that needs it.
+  const renderer = new Renderer({
+    http,
+    browserPath: config.GLEANER_BROWSER_PATH,
+    wsUrl: config.GLEANER_BROWSER_WS_URL,
+    concurrency: config.GLEANER_RENDER_CONCURRENCY,
+    timeoutMs: config.GLEANER_RENDER_TIMEOUT_MS,
+    log,
+  });
+  const services: Services = { config, store, accounts, jobs, http, log, chat, stt, renderer };
   const rate = new RateLimiter({ store, clock: options.clock });
   const operations = options.operations ?? OPERATIONS;
   const gate = new Gate(services, rate, operations);
@@ -116,6 +126,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     async close() {
       courier.close();
       await jobs.close();
+      await renderer.close();
       accounts.stop();
       await rate.close();
       await http.close();

@@ -136,6 +136,16 @@ const schema = z.object({
   GLEANER_COOKIES_FILE: z.string().min(1).optional(),
   /** The secret that signs crawl webhooks (HMAC-SHA256); generated and kept in the store when unset. */
   GLEANER_WEBHOOK_SECRET: z.string().min(16).optional(),
+  /** A local Chromium to render JavaScript pages with (else `chromium`, `chromium-browser` or `google-chrome` on the PATH). */
+  GLEANER_BROWSER_PATH: z.string().min(1).optional(),
+  /** A remote Chromium over CDP (a browser fleet such as browserless): ws(s):// or http(s):// endpoint; wins over a local one. May hold a token: never logged. */
+  GLEANER_BROWSER_WS_URL: z.url({ protocol: /^(wss?|https?)$/ }).optional(),
+  /** Credits a rendered page costs on top of its usual price (0 makes rendering free). */
+  GLEANER_RENDER_CREDITS: z.coerce.number().int().min(0).max(100).default(1),
+  /** Pages rendered at once by this process (each in its own browser context). */
+  GLEANER_RENDER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** Longest one page may take in the browser (navigation, scripts, waitFor), in milliseconds. */
+  GLEANER_RENDER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(20_000),
 });
 
 export type Config = z.infer<typeof schema> & {

@@ -26,7 +26,7 @@ export const ERROR_CODES = {
   TRANSCRIPT_UNAVAILABLE: { status: 404, meaning: 'The video has no captions and no speech-to-text fallback could produce a transcript.' },
   INTERNAL_ERROR: { status: 500, meaning: 'A defect in Gleaner; the request id identifies it in the logs.' },
   UPSTREAM_ERROR: { status: 502, meaning: 'The upstream platform or site answered with an error.' },
-  NOT_CONFIGURED: { status: 503, meaning: 'A provider this operation needs (speech-to-text, language model, ffmpeg) is not configured or installed.' },
+  NOT_CONFIGURED: { status: 503, meaning: 'A provider this operation needs (speech-to-text, language model, ffmpeg, a browser to render pages) is not configured or installed.' },
   UPSTREAM_UNAVAILABLE: { status: 503, meaning: 'The upstream platform or site could not be reached.' },
   STORE_UNAVAILABLE: { status: 503, meaning: "Gleaner's own store (the SQLite file or Redis) could not be read or written; nothing was charged." },
   UPSTREAM_TIMEOUT: { status: 504, meaning: 'The upstream platform or site did not answer in time.' },

@@ -153,6 +153,29 @@ export async function checkStore(config: Config): Promise<Check> {
   }
 }
 
+/**
+ * The rendering browser starts and runs a script: a page built in memory is handed to it (nothing is
+ * fetched), and its script writes the text read back. The remote browser's URL is never shown.
+ */
+export async function checkBrowser(app: App): Promise<Check> {
+  const renderer = app.services.renderer;
+  const where = app.config.GLEANER_BROWSER_WS_URL ? 'the remote browser (GLEANER_BROWSER_WS_URL)' : 'the local Chromium';
+  const available = renderer?.availability() ?? { ok: false as const, reason: 'no renderer' };
+  if (!renderer || !available.ok) {
+    return local('browser', 'skipped', `${available.ok ? 'no renderer' : available.reason}; render=auto reads JavaScript pages plainly (with a warning) and render=always answers NOT_CONFIGURED.`);
+  }
+  const url = 'http://doctor.invalid/';
+  try {
+    const page = await renderer.render(url, {
+      prefetched: { url, status: 200, headers: {}, html: '<!doctype html><title>doctor</title><p id="out"></p><script>document.getElementById("out").textContent = "rendered " + (6 * 7);</script>' },
+    });
+    if (!page.html.includes('rendered 42')) return local('browser', 'failed', `${where} loaded a page but did not run its script.`);
+    return local('browser', 'ok', `${where} renders pages (scripts run).`);
+  } catch (error) {
+    return local('browser', 'failed', oneLine(toGleanerError(error).message));
+  }
+}
+
 /** ffmpeg or ffprobe runs; its version line is the detail. */
 export async function checkTool(name: 'ffmpeg' | 'ffprobe', program: string): Promise<Check> {
   const variable = name === 'ffmpeg' ? 'GLEANER_FFMPEG_PATH' : 'GLEANER_FFPROBE_PATH';

@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { createApp } from '../app.js';
 import { openStore } from '../store/store.js';
-import { checkEndpoint, checkStore, checkTool, DEFAULT_PROBES, probeUrl, type Check } from './doctor-checks.js';
+import { checkBrowser, checkEndpoint, checkStore, checkTool, DEFAULT_PROBES, probeUrl, type Check } from './doctor-checks.js';
 import { BUILTIN_PROFILE, profileAgeDays } from '../profile/load.js';
 
 /** The built-in profile older than this is worth refreshing: platforms retire client versions within months. */
@@ -41,6 +41,7 @@ export async function runDoctor(config: Config, args: string[]): Promise<number>
         checkStore(config),
         checkTool('ffmpeg', config.GLEANER_FFMPEG_PATH),
         checkTool('ffprobe', config.GLEANER_FFPROBE_PATH),
+        checkBrowser(app),
         checkEndpoint(app, 'speech-to-text', config.GLEANER_STT_URL, config.GLEANER_STT_API_KEY, config.GLEANER_STT_MODEL, { url: 'GLEANER_STT_URL', key: 'GLEANER_STT_API_KEY', unset: 'videos without captions get no transcript.' }),
         checkEndpoint(app, 'language-model', config.GLEANER_LLM_URL, config.GLEANER_LLM_API_KEY, config.GLEANER_LLM_MODEL, { url: 'GLEANER_LLM_URL', key: 'GLEANER_LLM_API_KEY', unset: 'analysis and AI translation use the MCP client\'s model when it offers one, else answer NOT_CONFIGURED.' }),
       ]),

@@ -141,7 +141,7 @@ export class Gate {
       }
       let charged = 0;
       if (held.reservation) {
-        const actual = Math.max(0, Math.min(settleCost(operation.cost, input, result), held.reservation.amount));
+        const actual = Math.max(0, Math.min(settleCost(operation.cost, input, result, this.services.config), held.reservation.amount));
         if (actual === held.reservation.amount && held.balance) {
           // The usual case (a fixed price): the reservation already counted the charge, so closing it
           // need not hold up the reply (one commit fewer per call); a crash first would refund it.
@@ -172,8 +172,8 @@ export class Gate {
    * the balance allows, down to the floor (below it, reserving throws CREDITS_EXHAUSTED).
    */
   private async affordable(operation: AnyOperation, input: unknown, account: AccountRecord): Promise<number> {
-    const estimate = reserveCost(operation.cost, input);
-    const floor = costFloor(operation.cost, input);
+    const estimate = reserveCost(operation.cost, input, this.services.config);
+    const floor = costFloor(operation.cost, input, this.services.config);
     if (floor === undefined || estimate <= floor) return estimate;
     const { remaining } = await this.services.accounts.balance(account);
     return remaining === null || remaining >= estimate ? estimate : Math.max(floor, remaining);
@@ -230,7 +230,7 @@ export class Gate {
       if (!(await run.confirm())) throw new LeaseLost(job.jobId);
       if (held.reservation) {
         // A cancelled job's result is the part done before it stopped: that part is charged.
-        const actual = Math.max(0, Math.min(settleCost(operation.cost, job.input, result), held.reservation.amount));
+        const actual = Math.max(0, Math.min(settleCost(operation.cost, job.input, result, this.services.config), held.reservation.amount));
         await this.services.accounts.settle(held.reservation, actual);
         recordCharge(job.operation, actual);
         await this.services.jobs.updateMeta(job.jobId, { creditsUsed: actual });
@@ -270,7 +270,16 @@ class HeldCredits {
     private readonly onChange?: (reservation: Reservation) => Promise<void>,
   ) {}
 
-  async add(amount: number): Promise<void> {
+  /** Adds run one after another: each extends the reservation the previous one left (a crawl's pages reserve their renders concurrently). */
+  private adding: Promise<unknown> = Promise.resolve();
+
+  add(amount: number): Promise<void> {
+    const next = this.adding.then(() => this.addNow(amount));
+    this.adding = next.catch(() => undefined);
+    return next;
+  }
+
+  private async addNow(amount: number): Promise<void> {
     if (amount <= 0) return;
     const { reservation, balance } = await this.accounts.reserve(this.accountId, amount, this.reservation);
     this.balance = balance;

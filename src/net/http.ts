@@ -41,7 +41,7 @@ export type { Resolver } from './guard-agent.js';
 export const USER_AGENT = 'Gleaner/0.1 (+https://github.com/gleaner; self-hosted content extraction)';
 
 export interface FetchOptions {
-  method?: 'GET' | 'POST' | 'HEAD' | 'PUT';
+  method?: 'GET' | 'POST' | 'HEAD' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
   headers?: Record<string, string>;
   /** FormData (undici's) for multipart uploads such as the speech-to-text endpoint's. */
   body?: string | Uint8Array | FormData;

@@ -8,6 +8,7 @@ import type { AccountRecord } from '../accounts/accounts.js';
 import type { Logger } from '../log.js';
 import type { Services } from './services.js';
 import type { ChatModel } from '../ai/chat.js';
+import type { Config } from '../config.js';
 
 export interface OperationContext {
   account: AccountRecord;
@@ -56,19 +57,20 @@ export type CheckContext = Pick<OperationContext, 'account' | 'services' | 'samp
 /**
  * Credits an operation costs. A number is a fixed price. Otherwise `reserve` is taken before the
  * work (it must cover the worst case the caller asked for) and `settle` gives the actual amount,
- * never more than reserved, once the result is known.
+ * never more than reserved, once the result is known. Prices the operator sets (the render price)
+ * are read from the configuration each function is handed.
  */
 export type Cost<I, O> =
   | number
   | {
-      reserve: (input: I) => number;
-      settle: (input: I, result: O) => number;
+      reserve: (input: I, config: Config) => number;
+      settle: (input: I, result: O, config: Config) => number;
       /**
        * Work that can be cut short (search pages, crawled pages): when the balance cannot cover
        * `reserve`, the gate reserves what is left, down to this floor (402 below it), and the
        * work reads in ctx.budget how much it may spend, stopping there.
        */
-      floor?: (input: I) => number;
+      floor?: (input: I, config: Config) => number;
     };
 
 export interface HttpBinding {
@@ -152,17 +154,17 @@ export function defineOperation<S extends z.ZodType, O>(operation: Operation<S, 
   return operation;
 }
 
-export function reserveCost<I, O>(cost: Cost<I, O>, input: I): number {
-  return typeof cost === 'number' ? cost : cost.reserve(input);
+export function reserveCost<I, O>(cost: Cost<I, O>, input: I, config: Config): number {
+  return typeof cost === 'number' ? cost : cost.reserve(input, config);
 }
 
 /** The least a partial operation may reserve, or undefined when it is all or nothing. */
-export function costFloor<I, O>(cost: Cost<I, O>, input: I): number | undefined {
-  return typeof cost === 'number' ? undefined : cost.floor?.(input);
+export function costFloor<I, O>(cost: Cost<I, O>, input: I, config: Config): number | undefined {
+  return typeof cost === 'number' ? undefined : cost.floor?.(input, config);
 }
 
-export function settleCost<I, O>(cost: Cost<I, O>, input: I, result: O): number {
-  return typeof cost === 'number' ? cost : cost.settle(input, result);
+export function settleCost<I, O>(cost: Cost<I, O>, input: I, result: O, config: Config): number {
+  return typeof cost === 'number' ? cost : cost.settle(input, result, config);
 }
 
 /** True when this call of the operation starts a job rather than answering at once. */

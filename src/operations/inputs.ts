@@ -4,5 +4,19 @@ import { z } from 'zod';
 /** A URL the user gives: http or https only (the SSRF guard checks where it leads). */
 export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http or https URL' });
 
+/** Whether a web page is rendered in a browser first (web/render/load.ts says what each mode does). */
+export const renderMode = z
+  .enum(['never', 'auto', 'always'])
+  .default('auto')
+  .describe('Browser rendering: auto (pages built by JavaScript), always, never; rendering costs extra');
+
+/** Longest `waitFor` in milliseconds; the page deadline (GLEANER_RENDER_TIMEOUT_MS) bounds it too. */
+export const WAIT_FOR_MAX_MS = 15_000;
+
+export const waitForInput = z
+  .union([z.number().int().min(0).max(WAIT_FOR_MAX_MS), z.string().trim().min(1).max(200)])
+  .optional()
+  .describe('When rendered: ms to wait, or a CSS selector');
+
 /** A BCP 47-like language code: en, de, pt-BR, zh-Hans (pt_BR is accepted too). */
 export const languageCode = z.string().regex(/^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$/, 'must be a language code such as en, de or pt-BR');

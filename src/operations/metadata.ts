@@ -3,10 +3,11 @@
  * TikTok, ...; see url-handlers.ts) answers; any other URL is read as a web page.
  */
 import { z } from 'zod';
-import { httpUrl } from './inputs.js';
+import { httpUrl, renderMode, waitForInput } from './inputs.js';
+import { assertRenderable, pagePrice, renderChoice, renderPrice } from './render.js';
 import { defineOperation } from './define.js';
 import { handlerFor } from './url-handlers.js';
-import { webPageMetadata } from '../web/fetch-metadata.js';
+import { readWebPageMetadata } from '../web/fetch-metadata.js';
 import { metadataReply } from '../platforms/metadata-reply.js';
 import { metadataReplySchema } from './outputs.js';
 import { documentSettings } from './documents.js';
@@ -15,20 +16,29 @@ export const metadataOperation = defineOperation({
   name: 'metadata',
   title: 'Link metadata',
   description:
-    'Metadata of a video, post, web page or PDF/Word document in one shape: title, description, author, counts, thumbnails, date, tags, pages. Use it for facts about a link, not its text. 1 credit.',
+    'Metadata of a video, post, web page or PDF/Word document in one shape: title, description, author, counts, thumbnails, date, tags, pages. Use it for facts about a link, not its text. 1 credit (plus rendering, see render).',
   http: { method: 'GET', path: '/v1/metadata' },
-  input: z.object({ url: httpUrl.describe('The video, post or page URL') }),
+  input: z.object({
+    url: httpUrl.describe('The video, post or page URL'),
+    render: renderMode,
+    waitFor: waitForInput,
+  }),
   output: metadataReplySchema,
   groups: ['video', 'web'],
   plan: 'Free',
-  cost: 1,
+  cost: { reserve: pagePrice, settle: (_input, result, config) => 1 + (result.rendered ? renderPrice(config) : 0) },
   kind: 'sync',
   readOnly: true,
   openWorld: true,
+  async check(input, ctx) {
+    if (!handlerFor(new URL(input.url))?.metadata) assertRenderable(input, ctx);
+  },
   async run(input, ctx) {
     const url = new URL(input.url);
     const handler = handlerFor(url);
-    const metadata = handler?.metadata ? await handler.metadata(url, ctx) : await webPageMetadata(ctx.services.http, input.url, ctx.signal, documentSettings(ctx.services.config));
-    return metadataReply(metadata);
+    if (handler?.metadata) return metadataReply(await handler.metadata(url, ctx));
+    // Platforms read their own data; only a web page is ever rendered.
+    const page = await readWebPageMetadata(ctx.services.http, input.url, ctx.signal, renderChoice(input, ctx), documentSettings(ctx.services.config));
+    return { ...metadataReply(page.metadata), rendered: page.rendered, ...(page.warnings.length ? { warnings: page.warnings } : {}) };
   },
 });

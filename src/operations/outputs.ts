@@ -88,6 +88,9 @@ export const metadataReplySchema = metadata.extend({
   tags: z.array(z.string()),
   createdAt: text,
   additionalData: z.record(z.string(), z.unknown()),
+  /** Web pages only: read from the DOM a browser built. */
+  rendered: z.boolean().optional(),
+  warnings: z.array(z.string()).optional(),
 });
 
 const scrapedPage = z.object({
@@ -103,11 +106,17 @@ const scrapedPage = z.object({
   statusCode: z.number().int(),
   contentType: z.string(),
   metadata,
+  rendered: z.boolean().describe('True when a browser ran the page before it was read'),
+  warnings: z.array(z.string()).optional().describe('How the page was read, when it matters (not rendered though it needs JavaScript, requests refused)'),
 });
 
 export const scrapeReply = scrapedPage.extend({ urls: z.array(z.string()).describe('Links found on the page') });
 
-export const mapReply = z.object({ urls: z.array(z.string()) });
+export const mapReply = z.object({
+  urls: z.array(z.string()),
+  renderedPages: z.number().int().describe('Pages whose links were read after rendering them in a browser'),
+  warnings: z.array(z.string()).optional(),
+});
 
 export const crawlResult = z.object({
   url: z.string(),

@@ -7,6 +7,7 @@ import type { HttpClient } from '../net/http.js';
 import type { Logger } from '../log.js';
 import type { ChatModel } from '../ai/chat.js';
 import type { SpeechToText } from '../ai/stt.js';
+import type { Renderer } from '../web/render/browser-pool.js';
 
 export interface Services {
   config: Config;
@@ -19,4 +20,6 @@ export interface Services {
   chat?: ChatModel;
   /** The configured speech-to-text endpoint (GLEANER_STT_URL), when there is one. */
   stt?: SpeechToText;
+  /** Renders JavaScript pages in a browser, launched on first need (absent in tools built without one). */
+  renderer?: Renderer;
 }

@@ -1,6 +1,7 @@
 /** Web operations: scrape one page, map a site's URLs, crawl a site (a job). */
 import { z } from 'zod';
-import { httpUrl } from './inputs.js';
+import { httpUrl, renderMode, waitForInput } from './inputs.js';
+import { assertRenderable, pagePrice, renderChoice, renderPrice } from './render.js';
 import { defineOperation } from './define.js';
 import { scrape } from '../web/scrape.js';
 import { mapSite } from '../web/map.js';
@@ -15,42 +16,65 @@ export const webScrape = defineOperation({
   name: 'web_scrape',
   title: 'Scrape a web page',
   description:
-    'Reads one web page, PDF or Word document as markdown (or text, HTML): the main content without navigation, plus title, metadata and links. Use it to read an article, a page or a document. 1 credit.',
+    'Reads one web page, PDF or Word document as markdown (or text, HTML): the main content without navigation, plus title, metadata and links. Pages built by JavaScript are rendered in a browser. Use it to read an article, a page or a document. 1 credit (plus rendering).',
   http: { method: 'GET', path: '/v1/web/scrape' },
   input: z.object({
     url: httpUrl.describe('The page URL'),
     format,
     onlyMainContent: z.boolean().default(true).describe('false: the whole page body'),
+    render: renderMode,
+    waitFor: waitForInput,
   }),
   output: scrapeReply,
   groups: ['web'],
   plan: 'Free',
-  cost: 1,
+  cost: { reserve: pagePrice, settle: (_input, result, config) => 1 + (result.rendered ? renderPrice(config) : 0) },
   kind: 'sync',
   readOnly: true,
   openWorld: true,
+  async check(input, ctx) {
+    assertRenderable(input, ctx);
+  },
   run: (input, ctx) =>
-    scrape(ctx.services.http, input.url, { format: input.format, onlyMainContent: input.onlyMainContent, signal: ctx.signal, documents: documentSettings(ctx.services.config) }),
+    scrape(ctx.services.http, input.url, {
+      format: input.format,
+      onlyMainContent: input.onlyMainContent,
+      signal: ctx.signal,
+      render: renderChoice(input, ctx),
+      documents: documentSettings(ctx.services.config),
+    }),
 });
 
 export const webMap = defineOperation({
   name: 'web_map',
   title: 'Map a website',
   description:
-    'Lists the URLs of a website from its sitemaps, then its links. Use it to see what a site holds before reading pages. 1 credit.',
+    'Lists the URLs of a website from its sitemaps, then its links (rendering pages built by JavaScript). Use it to see what a site holds before reading pages. 1 credit (plus rendering).',
   http: { method: 'GET', path: '/v1/web/map' },
   input: z.object({
     url: httpUrl.describe('Any URL of the site'),
     limit: z.number().int().min(1).max(500).default(200).describe('Most URLs to return'),
+    render: renderMode,
+    waitFor: waitForInput,
   }),
   output: mapReply,
   groups: ['web'],
   plan: 'Free',
-  cost: 1,
+  // Each render is reserved when it happens (a map does not know in advance how many pages it reads).
+  cost: { reserve: () => 1, settle: (_input, result, config) => 1 + result.renderedPages * renderPrice(config) },
   kind: 'sync',
   readOnly: true,
   openWorld: true,
-  run: (input, ctx) => mapSite(ctx.services.http, input.url, { limit: input.limit, signal: ctx.signal, concurrency: ctx.services.config.GLEANER_HOST_CONCURRENCY }),
+  async check(input, ctx) {
+    assertRenderable(input, ctx);
+  },
+  run: (input, ctx) =>
+    mapSite(ctx.services.http, input.url, {
+      limit: input.limit,
+      signal: ctx.signal,
+      concurrency: ctx.services.config.GLEANER_HOST_CONCURRENCY,
+      render: renderChoice(input, ctx, false),
+    }),
 });
 
 const crawlInput = z
@@ -60,6 +84,8 @@ const crawlInput = z
     maxPages: z.number().int().min(1).max(500).optional().describe('Most pages (default 100)'),
     limit: z.number().int().min(1).max(500).optional().describe('Same as maxPages (the name the Supadata SDK sends)'),
     format,
+    render: renderMode,
+    waitFor: waitForInput,
     webhook: httpUrl.optional().describe('Gets a signed POST of the finished job'),
   })
   .superRefine((input, ctx) => {
@@ -75,7 +101,7 @@ export const webCrawl = defineOperation({
   name: 'web_crawl',
   title: 'Crawl a website',
   description:
-    'Reads many pages of one website (its sitemap, or by following links, PDF and Word links included), obeying robots.txt. Use it for a whole site; web_scrape for one page. A job. Pro plan; 1 credit per page.',
+    'Reads many pages of one website (its sitemap, or by following links, PDF and Word links included), obeying robots.txt; pages built by JavaScript are rendered. Use it for a whole site; web_scrape for one page. A job. Pro plan; 1 credit per page (plus rendering).',
   http: { method: 'POST', path: '/v1/web/crawl' },
   input: crawlInput,
   output: crawlResult,
@@ -83,12 +109,18 @@ export const webCrawl = defineOperation({
   groups: ['web'],
   plan: 'Pro',
   // A short balance crawls as many pages as it pays for (at least one), and the result says so.
-  cost: { reserve: (input) => pagesWanted(input), settle: (_input, result: CrawlResult) => result.pages.length, floor: () => 1 },
+  // render=always reserves each page's render with it; under auto a page reserves its render when it needs one.
+  cost: {
+    reserve: (input, config) => pagesWanted(input) * pagePrice(input, config),
+    settle: (_input, result: CrawlResult, config) => result.pages.length + result.pages.filter((page) => page.rendered).length * renderPrice(config),
+    floor: pagePrice,
+  },
   kind: 'job',
   readOnly: true,
   openWorld: true,
   // The SSRF guard on the start and webhook URLs before anything is charged or queued.
   async check(input, ctx) {
+    assertRenderable(input, ctx);
     await ctx.services.http.assertAllowed(input.url);
     if (input.webhook) await ctx.services.http.assertAllowed(input.webhook);
   },
@@ -96,7 +128,7 @@ export const webCrawl = defineOperation({
     // Delivered by whichever process ends the job (see WebhookCourier), even after a restart.
     if (input.webhook && ctx.jobId) await registerWebhook(ctx.services.jobs, ctx.services.store, ctx.jobId, input.webhook);
     const wanted = pagesWanted(input);
-    const maxPages = Math.min(wanted, ctx.budget);
+    const maxPages = Math.min(wanted, Math.floor(ctx.budget / pagePrice(input, ctx.services.config)));
     const result = await crawlSite(ctx.services.http, input.url, {
       mode: input.mode,
       maxPages,
@@ -105,6 +137,7 @@ export const webCrawl = defineOperation({
       signal: ctx.signal,
       progress: (done, total) => ctx.progress(done, total),
       documents: documentSettings(ctx.services.config),
+      render: renderChoice(input, ctx),
     });
     const short = maxPages < wanted && result.pages.length + result.failed.length >= maxPages;
     return short ? { ...result, stoppedOn: 'credits' as const } : result;

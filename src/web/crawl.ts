@@ -12,7 +12,9 @@ import Bottleneck from 'bottleneck';
 import type { HttpClient } from '../net/http.js';
 import { GleanerError, toGleanerError, type ErrorCode } from '../errors.js';
 import type { ContentFormat } from './extract.js';
-import { fetchPage, RedirectSignal } from './fetch-page.js';
+import { RedirectSignal } from './fetch-page.js';
+import { loadPage, NEVER_RENDER, type RenderChoice } from './render/load.js';
+import { Renderer } from './render/browser-pool.js';
 import { scrapeFetched, type ScrapeResult } from './scrape.js';
 import type { DocumentSettings } from './document-pool.js';
 import { warmExtractPool } from './extract-pool.js';
@@ -35,6 +37,8 @@ export interface CrawlOptions {
   progress?: (done: number, total?: number) => void;
   /** PDF and Word links are pages too, read within these limits. */
   documents?: DocumentSettings;
+  /** Whether and how pages are rendered in a browser (default never); each page decides under `auto`. */
+  render?: RenderChoice;
 }
 
 export type CrawledPage = Omit<ScrapeResult, 'urls'>;
@@ -65,8 +69,9 @@ export async function crawlSite(http: HttpClient, url: string, options: CrawlOpt
   }
   // Crawl-delay spaces this crawl's requests; the client's per-host limit bounds them as well.
   const spacing = robots.crawlDelayMs ? new Bottleneck({ maxConcurrent: 1, minTime: Math.min(robots.crawlDelayMs, MAX_CRAWL_DELAY_MS) }) : undefined;
+  let render: RenderChoice = options.render ?? NEVER_RENDER;
   const get = (target: string) => {
-    const run = () => fetchPage(http, target, { signal: options.signal, manualRedirects: true, documentMaxBytes: options.documents?.maxBytes });
+    const run = () => loadPage(http, target, render, { signal: options.signal, manualRedirects: true, documentMaxBytes: options.documents?.maxBytes });
     return spacing ? spacing.schedule(run) : run();
   };
 
@@ -134,15 +139,22 @@ export async function crawlSite(http: HttpClient, url: string, options: CrawlOpt
   };
 
   let attempts = 0;
-  await drainQueue(
-    queue,
-    options.concurrency ?? 8,
-    (item, release) => {
-      attempts++;
-      return visit(item, release);
-    },
-    (running) => pages.length + running < options.maxPages && attempts < maxAttempts && !options.signal?.aborted,
-  );
+  // The crawl's pages render in one browser context of its own, its tabs reused from page to page.
+  const session = render.renderer instanceof Renderer ? render.renderer.session() : undefined;
+  if (session) render = { ...render, renderer: session };
+  try {
+    await drainQueue(
+      queue,
+      options.concurrency ?? 8,
+      (item, release) => {
+        attempts++;
+        return visit(item, release);
+      },
+      (running) => pages.length + running < options.maxPages && attempts < maxAttempts && !options.signal?.aborted,
+    );
+  } finally {
+    await session?.close();
+  }
   await spacing?.stop({ dropWaitingJobs: true }).catch(() => undefined);
   const stats = { pages: pages.length, failed: failed.length, durationMs: Date.now() - started };
   if (options.signal?.aborted) return { url: site.start, mode, pages, failed, stats, stopped: true };

@@ -6,6 +6,7 @@
 import type { HttpClient } from '../net/http.js';
 import { GleanerError, isGleanerError } from '../errors.js';
 import { documentTypeOf, type DocumentType } from './document-type.js';
+import { looksLikeChallenge } from './render/shell.js';
 
 export interface FetchedPage {
   /** Final URL after redirects. */
@@ -28,6 +29,8 @@ export interface FetchPageOptions {
   maxBytes?: number;
   /** The cap on a PDF or Word document (GLEANER_DOCUMENT_MAX_BYTES). */
   documentMaxBytes?: number;
+  /** An error reply that is a JavaScript challenge comes back as the page (status >= 400), for a browser to pass. */
+  keepChallenge?: boolean;
 }
 
 /** Page bodies larger than this are refused (PAYLOAD_TOO_LARGE); real articles are far smaller. */
@@ -90,11 +93,13 @@ export async function fetchPage(http: HttpClient, url: string, options: FetchPag
   }).catch((error: unknown) => {
     throw isGleanerError(error) && error.code === 'PAYLOAD_TOO_LARGE' && options.maxBytes === undefined ? tooLarge(url, documentMaxBytes, error) : error;
   });
-  if (response.status >= 400) throw statusError(response.url, response.status);
+  if (response.status >= 400 && !(options.keepChallenge && looksLikeChallenge(response.status, response.headers, response.text()))) {
+    throw statusError(response.url, response.status);
+  }
   if (options.manualRedirects && response.status >= 300 && response.headers.location) {
     return new RedirectSignal(response.url, new URL(response.headers.location, response.url).toString());
   }
-  if (response.status >= 300) throw new GleanerError('UPSTREAM_ERROR', `${response.url} answered with a redirect (${response.status}) that has no location.`);
+  if (response.status >= 300 && response.status < 400) throw new GleanerError('UPSTREAM_ERROR', `${response.url} answered with a redirect (${response.status}) that has no location.`);
   const declared = (response.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   const documentType = documentTypeOf(declared, response.body);
   if (documentType) {

@@ -5,7 +5,8 @@
  */
 import type { HttpClient } from '../net/http.js';
 import { GleanerError } from '../errors.js';
-import { fetchPage } from './fetch-page.js';
+import { loadPage, NEVER_RENDER, type RenderChoice } from './render/load.js';
+import { Renderer } from './render/browser-pool.js';
 import { pageLinks } from './links.js';
 import { readSitemaps } from './sitemap.js';
 import { Site } from './site.js';
@@ -19,12 +20,32 @@ export interface MapOptions {
   concurrency?: number;
   /** Link discovery stops after this long, returning what it has. */
   discoveryBudgetMs?: number;
+  /** Whether and how pages read for links are rendered in a browser (default never). */
+  render?: RenderChoice;
 }
 
-export async function mapSite(http: HttpClient, url: string, options: MapOptions): Promise<{ urls: string[] }> {
+export interface MapResult {
+  urls: string[];
+  /** Pages whose links were read from the rendered DOM (each costs the render price). */
+  renderedPages: number;
+  warnings?: string[];
+}
+
+/** Pages one map renders at most; past this, pages are read plainly (a warning says so). */
+export const MAP_MAX_RENDERS = 25;
+
+export async function mapSite(http: HttpClient, url: string, options: MapOptions): Promise<MapResult> {
   const site = new Site(http, url, options.signal);
   const robots = await site.robotsFor(site.start);
   const found = new Set<string>();
+  const warnings = new Set<string>();
+  let rendered = 0;
+  let renderSlots = MAP_MAX_RENDERS;
+  const reply = (): MapResult => ({
+    urls: [...found].slice(0, options.limit),
+    renderedPages: rendered,
+    ...(warnings.size ? { warnings: [...warnings].slice(0, 10) } : {}),
+  });
   const accept = async (candidate: string) => {
     const own = site.own(candidate);
     return own && (await site.allowed(own)) ? own : null;
@@ -32,7 +53,7 @@ export async function mapSite(http: HttpClient, url: string, options: MapOptions
 
   const fromSitemaps = await readSitemaps(http, await site.sitemapLocations(), { limit: options.limit, accept, signal: options.signal });
   for (const entry of fromSitemaps) found.add(entry);
-  if (found.size >= options.limit) return { urls: [...found].slice(0, options.limit) };
+  if (found.size >= options.limit) return reply();
 
   // Link discovery: fetch pages of the site (the start page first, then what the sitemaps and the
   // pages themselves list) and collect their same-site links.
@@ -47,7 +68,20 @@ export async function mapSite(http: HttpClient, url: string, options: MapOptions
     if (fetched.has(next) || !looksLikePage(next) || !(await site.allowed(next))) return;
     fetched.add(next);
     try {
-      const page = await fetchPage(http, next, { signal: options.signal });
+      const choice = render;
+      // A render is paid for when it happens; past the map's share of renders, pages are read plainly.
+      const budgeted: RenderChoice = {
+        ...choice,
+        pay: async () => {
+          if (renderSlots <= 0) return false;
+          renderSlots--;
+          await choice.pay?.();
+          return true;
+        },
+      };
+      const page = await loadPage(http, next, budgeted, { signal: options.signal });
+      if (page.rendered) rendered++;
+      for (const warning of page.warnings) warnings.add(warning);
       const final = site.own(page.url);
       if (!final) return;
       if (await site.allowed(final)) found.add(final);
@@ -65,7 +99,15 @@ export async function mapSite(http: HttpClient, url: string, options: MapOptions
   };
   // Pages fetched are bounded by the limit too: each fetch should be able to add at least one URL.
   const more = () => found.size < options.limit && fetched.size < options.limit && Date.now() < deadline && !options.signal?.aborted;
-  await drainQueue(queue, options.concurrency ?? 6, visit, more);
+  // The map's pages render in one browser context of its own, its tabs reused from page to page.
+  let render: RenderChoice = options.render ?? NEVER_RENDER;
+  const session = render.renderer instanceof Renderer ? render.renderer.session() : undefined;
+  if (session) render = { ...render, renderer: session };
+  try {
+    await drainQueue(queue, options.concurrency ?? 6, visit, more);
+  } finally {
+    await session?.close();
+  }
   if (!found.size && startFailure) throw startFailure;
-  return { urls: [...found].slice(0, options.limit) };
+  return reply();
 }

@@ -16,6 +16,8 @@
  *     statusCode: number
  *     contentType: string
  *     metadata: Metadata      // the unified web metadata (platform "web"), as /v1/metadata gives it
+ *     rendered: boolean       // true when a browser ran the page's scripts first (see render/load.ts)
+ *     warnings?: string[]     // how the page was read, when the caller should know (not rendered, requests refused)
  *   }
  *
  * Non-HTML text (plain text, JSON, XML...) comes back as is, with no title or links. PDF and Word
@@ -27,14 +29,17 @@ import type { HttpClient } from '../net/http.js';
 import type { Metadata } from '../platforms/types.js';
 import type { ContentFormat, ExtractedPage, ExtractOptions } from './extract.js';
 import { extractOffThread } from './extract-pool.js';
-import { fetchPage, type FetchedPage } from './fetch-page.js';
+import type { FetchedPage } from './fetch-page.js';
 import { readDocumentOffThread, type DocumentSettings } from './document-pool.js';
+import { loadPage, NEVER_RENDER, type LoadedPage, type RenderChoice } from './render/load.js';
 
 export interface ScrapeOptions {
   format: ContentFormat;
   onlyMainContent: boolean;
   signal?: AbortSignal;
   documents?: DocumentSettings;
+  /** Whether and how to render the page in a browser (default never). */
+  render?: RenderChoice;
 }
 
 export interface ScrapeResult {
@@ -51,6 +56,8 @@ export interface ScrapeResult {
   statusCode: number;
   contentType: string;
   metadata: Metadata;
+  rendered: boolean;
+  warnings?: string[];
 }
 
 /**
@@ -58,7 +65,7 @@ export interface ScrapeResult {
  * extracted on the extraction threads (extract-pool.ts): a large page costs tens to hundreds of
  * milliseconds of Readability and markdown, which on the event loop would hold up every other call.
  */
-export async function scrapeFetched(page: FetchedPage, options: ScrapeOptions): Promise<ScrapeResult> {
+export async function scrapeFetched(page: FetchedPage | LoadedPage, options: Omit<ScrapeOptions, 'render'>): Promise<ScrapeResult> {
   if (page.document) {
     const task = { type: page.document.type, bytes: page.document.bytes, url: page.url, want: options.format };
     return assemble(page, options.format, await readDocumentOffThread(task, { timeoutMs: options.documents?.timeoutMs, signal: options.signal }));
@@ -79,16 +86,24 @@ export async function scrapeFetched(page: FetchedPage, options: ScrapeOptions): 
       statusCode: page.status,
       contentType: page.contentType,
       metadata,
+      ...howRead(page),
     };
   }
   return assemble(page, options.format, await extractOffThread(page.text, extractOptions(page, options)));
 }
 
-function extractOptions(page: FetchedPage, options: ScrapeOptions): ExtractOptions {
+/** `rendered`, and `warnings` when there are any. */
+function howRead(page: FetchedPage | LoadedPage): { rendered: boolean; warnings?: string[] } {
+  const rendered = 'rendered' in page && page.rendered;
+  const warnings = 'warnings' in page ? page.warnings : [];
+  return warnings.length ? { rendered, warnings } : { rendered };
+}
+
+function extractOptions(page: FetchedPage, options: Omit<ScrapeOptions, 'render'>): ExtractOptions {
   return { url: page.url, format: options.format, onlyMainContent: options.onlyMainContent, contentLanguage: page.headers['content-language'] };
 }
 
-function assemble(page: FetchedPage, format: ContentFormat, extracted: ExtractedPage): ScrapeResult {
+function assemble(page: FetchedPage | LoadedPage, format: ContentFormat, extracted: ExtractedPage): ScrapeResult {
   return {
     url: page.url,
     title: extracted.title,
@@ -103,10 +118,11 @@ function assemble(page: FetchedPage, format: ContentFormat, extracted: Extracted
     statusCode: page.status,
     contentType: page.contentType,
     metadata: extracted.metadata,
+    ...howRead(page),
   };
 }
 
 export async function scrape(http: HttpClient, url: string, options: ScrapeOptions): Promise<ScrapeResult> {
-  const page = await fetchPage(http, url, { signal: options.signal, documentMaxBytes: options.documents?.maxBytes });
-  return scrapeFetched(page, options);
+  const page = await loadPage(http, url, options.render ?? NEVER_RENDER, { signal: options.signal, documentMaxBytes: options.documents?.maxBytes });
+  return scrapeFetched(page, { format: options.format, onlyMainContent: options.onlyMainContent, signal: options.signal, documents: options.documents });
 }

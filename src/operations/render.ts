@@ -1,0 +1,48 @@
+/**
+ * The `render` and `waitFor` inputs of the web operations turned into what web/ needs, and their
+ * price: GLEANER_RENDER_CREDITS on top of a page's usual price for each page a browser rendered.
+ * `always` is paid up front (reserved with the call); under `auto` each render reserves its credits
+ * when the page turns out to need one, and a balance that cannot cover it reads the page plainly.
+ */
+import type { Config } from '../config.js';
+import { GleanerError } from '../errors.js';
+import type { RenderChoice, RenderMode } from '../web/render/load.js';
+import type { CheckContext, OperationContext } from './define.js';
+import { WAIT_FOR_MAX_MS } from './inputs.js';
+
+export interface RenderInput {
+  render: RenderMode;
+  waitFor?: number | string;
+}
+
+export const renderPrice = (config: Config): number => config.GLEANER_RENDER_CREDITS;
+
+/** Credits a page reserves before it is read: its price, plus the render's when it is always rendered. */
+export const pagePrice = (input: RenderInput, config: Config): number => 1 + (input.render === 'always' ? renderPrice(config) : 0);
+
+/** A string of digits over MCP or JSON is milliseconds, as over a query string. */
+function waitForValue(waitFor: number | string | undefined): number | string | undefined {
+  if (typeof waitFor !== 'string' || !/^\d+$/.test(waitFor)) return waitFor;
+  const ms = Number(waitFor);
+  if (ms > WAIT_FOR_MAX_MS) throw new GleanerError('INVALID_REQUEST', `waitFor: at most ${WAIT_FOR_MAX_MS} milliseconds.`);
+  return ms;
+}
+
+/** `paidUpFront`: the call reserved the render with its price (pagePrice); else each render pays as it happens. */
+export function renderChoice(input: RenderInput, ctx: OperationContext, paidUpFront = input.render === 'always'): RenderChoice {
+  const price = renderPrice(ctx.services.config);
+  const prepaid = paidUpFront || price === 0;
+  return {
+    mode: input.render,
+    waitFor: waitForValue(input.waitFor),
+    renderer: ctx.services.renderer,
+    pay: prepaid ? undefined : () => ctx.reserveCredits(price),
+  };
+}
+
+/** render=always without a browser is refused before anything is charged or queued. */
+export function assertRenderable(input: RenderInput, ctx: CheckContext): void {
+  if (input.render !== 'always') return;
+  const available = ctx.services.renderer?.availability() ?? { ok: false as const, reason: 'no browser is configured (GLEANER_BROWSER_PATH or GLEANER_BROWSER_WS_URL)' };
+  if (!available.ok) throw new GleanerError('NOT_CONFIGURED', `render=always needs a browser: ${available.reason}.`);
+}
