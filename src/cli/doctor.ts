@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { createApp } from '../app.js';
 import { openStore } from '../store/store.js';
+import { redactText } from '../redact.js';
 import { checkEndpoint, checkStore, checkTool, DEFAULT_PROBES, probeUrl, type Check } from './doctor-checks.js';
 
 const PROBLEMS = new Set<Check['status']>(['blocked', 'changed', 'failed']);
@@ -35,7 +36,8 @@ export async function runDoctor(config: Config, args: string[]): Promise<number>
     fs.rmSync(scratch, { recursive: true, force: true });
   }
   const ok = !checks.some((check) => PROBLEMS.has(check.status));
-  process.stdout.write(values.json ? `${JSON.stringify({ ok, checks }, null, 2)}\n` : table(checks, ok));
+  // Details quote endpoints and upstream messages: their credentials are taken out.
+  process.stdout.write(redactText(values.json ? `${JSON.stringify({ ok, checks }, null, 2)}\n` : table(checks, ok)));
   return ok ? 0 : 1;
 }
 

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import type { Config } from '../config.js';
+import { redactText, rememberConfiguredSecrets } from '../redact.js';
 
 type Run = (config: Config, args: string[]) => Promise<number>;
 
@@ -132,6 +133,8 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   }
+  // From here on, no log line or message of this process shows a configured credential.
+  rememberConfiguredSecrets(config);
   const run = await command.load();
   return run(config, rest);
 }
@@ -139,7 +142,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`${redactText(error instanceof Error ? error.message : String(error))}\n`);
     process.exit(1);
   },
 );
