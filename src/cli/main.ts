@@ -128,7 +128,7 @@ async function main(argv: string[]): Promise<number> {
     config = loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
+      process.stderr.write(`${redactText(error.message)}\n`);
       return 2;
     }
     throw error;
