@@ -335,7 +335,7 @@ it('hostile URLs with credentials in them: no error quotes a credential, none in
   const paths = (url: string) => [
     `/v1/web/scrape?url=${encodeURIComponent(url)}`,
     `/v1/metadata?url=${encodeURIComponent(url)}`,
-    `/v1/transcript?url=${encodeURIComponent(url)}&mode=generate`,
+    `/v1/transcript?url=${encodeURIComponent(url)}&mode=auto`,
     `/v1/web/map?url=${encodeURIComponent(url)}`,
   ];
   const problems: string[] = [];

@@ -23,11 +23,12 @@ import { chargeOperation } from './support/charged-server.js';
 import { HttpClient } from '../src/net/http.js';
 import { fetchPoToken, poTokenExpiry, PO_TOKEN_MAX_CHARS, PO_TOKEN_MAX_LIFETIME_MS } from '../src/platforms/youtube/potoken.js';
 import { redactText, redactUrl } from '../src/redact.js';
+import { generateMedia } from './support/media.js';
 
 const run = promisify(execFile);
 
 /** A loopback server answering every request with `reply` (status, body) built from the request. */
-async function startServer(reply: (req: http.IncomingMessage, body: string) => { status: number; type?: string; body: string }): Promise<{ origin: string; close(): Promise<void> }> {
+async function startServer(reply: (req: http.IncomingMessage, body: string) => { status: number; type?: string; body: string | Buffer }): Promise<{ origin: string; close(): Promise<void> }> {
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -111,7 +112,9 @@ describe('configured secrets never reach a reply, a log line or doctor (finding 
     redis = await startRedisWithPassword(secrets.storePassword);
     // A hostile upstream: every error it answers quotes the request's credentials back (Authorization,
     // Cookie, the full URL with its query): an error message built from its reply would carry them.
+    const clip = fs.readFileSync(generateMedia().make('clip.mp3', 3));
     upstream = await startServer((req) => {
+      if (req.url === '/clip.mp3') return { status: 200, type: 'audio/mpeg', body: clip };
       if (req.url === '/page') return { status: 200, type: 'text/html', body: '<html><head><title>A page</title></head><body><h1>Hello</h1><p>Plain text of a page.</p></body></html>' };
       const echo = `${req.method} ${req.url} authorization=${req.headers.authorization ?? ''} cookie=${req.headers.cookie ?? ''} proxy-authorization=${req.headers['proxy-authorization'] ?? ''}`;
       return { status: 401, body: JSON.stringify({ error: { message: `refused: ${echo}` } }) };
@@ -192,7 +195,12 @@ describe('configured secrets never reach a reply, a log line or doctor (finding 
     expect(crawl.status, crawl.text).toBe(202);
     await serve.waitForLog(/webhook receiver refused the delivery/);
     expect((await rest('GET', `/v1/web/crawl/${JSON.parse(crawl.text).jobId}`, { apiKey: key })).status).toBe(200);
-    expect((await rest('GET', '/metrics')).status).toBe(200);
+    // The speech-to-text endpoint refuses, quoting the key it was sent: the message quotes the refusal.
+    const generated = await rest('GET', `/v1/transcript?url=${encodeURIComponent(`${upstream.origin}/clip.mp3`)}&mode=auto`, { apiKey: key });
+    expect(generated.status, generated.text).toBe(502);
+    expect(generated.text).toContain('speech-to-text');
+    // The quoted refusal is there, its key taken out.
+    expect(generated.text).toContain('Bearer ***');
     expect(leaks()).toEqual([]);
   }, 240_000);
 
