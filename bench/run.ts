@@ -5,8 +5,10 @@ import { benchRender } from './web-render.js';
 import { benchScale } from './web-scale.js';
 import { benchCli } from './cli.js';
 import { benchDocuments } from './documents.js';
+import { benchHealthz } from './healthz.js';
 
 await benchGate();
+await benchHealthz();
 await benchWeb();
 await benchRender();
 await benchScale();

@@ -2,6 +2,7 @@
  * The composition root: builds the services once from the configuration and hands the surfaces
  * a gate over the table of operations.
  */
+import fs from 'node:fs';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { openStore, type Store } from './store/store.js';
@@ -11,7 +12,7 @@ import { systemClock, type Clock } from './accounts/clock.js';
 import { Jobs } from './jobs/jobs.js';
 import { HttpClient, type Resolver } from './net/http.js';
 import { parseProxyList } from './net/egress.js';
-import { CookieJar } from './net/cookies.js';
+import { CookieJar, parseNetscapeCookies } from './net/cookies.js';
 import { checkYoutubeProfile } from './platforms/youtube/clients.js';
 import { bindProfile } from './platforms/profile.js';
 import { Gate } from './gate/gate.js';
@@ -25,6 +26,7 @@ import type { AnyOperation } from './operations/define.js';
 import type { Services } from './operations/services.js';
 import { openAiChatModel } from './ai/openai-chat.js';
 import { openAiSpeechToText } from './ai/openai-stt.js';
+import { redactUrl, rememberConfiguredSecrets, rememberSecrets } from './redact.js';
 
 export interface App {
   config: Config;
@@ -54,11 +56,22 @@ function storeOutageLogger(log: Logger, url: string | undefined): (error: Error)
   return (error) => {
     if (Date.now() - last < 10_000) return;
     last = Date.now();
-    log.error({ store: url?.replace(/\/\/[^@/]*@/, '//'), err: error.message }, 'The store (Redis) is unreachable: requests fail with STORE_UNAVAILABLE until it is back');
+    log.error({ store: url && redactUrl(url), err: error.message }, 'The store (Redis) is unreachable: requests fail with STORE_UNAVAILABLE until it is back');
   };
 }
 
+/** The values of the cookies file, remembered as secrets (an unreadable file is reported by CookieJar.fromFile). */
+function cookieValues(file: string): string[] {
+  try {
+    return parseNetscapeCookies(fs.readFileSync(file, 'utf8')).map((cookie) => cookie.value);
+  } catch {
+    return [];
+  }
+}
+
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
+  rememberConfiguredSecrets(config);
+  if (config.GLEANER_COOKIES_FILE) rememberSecrets(cookieValues(config.GLEANER_COOKIES_FILE));
   const log = options.logger ?? createLogger(config.GLEANER_LOG_LEVEL, config.GLEANER_LOG_FORMAT);
   // A profile client youtubei.js cannot build stops the start, naming it, rather than failing every transcript.
   checkYoutubeProfile(config.platformProfile);

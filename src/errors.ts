@@ -2,6 +2,7 @@
  * The one error type of Gleaner. Every failure a caller can see is a GleanerError with a
  * stable code; REST renders it as the error envelope, MCP as an isError tool result.
  */
+import { redactText } from './redact.js';
 
 /** Every error code, its HTTP status and when it is used. Written once, here. */
 export const ERROR_CODES = {
@@ -50,7 +51,8 @@ export class GleanerError extends Error {
   readonly headers: Record<string, string>;
 
   constructor(code: ErrorCode, message: string, options: { cause?: unknown; headers?: Record<string, string> } = {}) {
-    super(message, { cause: options.cause });
+    // Every message a caller or a log sees passes here: no configured credential leaves in one.
+    super(redactText(message), { cause: options.cause });
     this.name = 'GleanerError';
     this.code = code;
     this.status = ERROR_CODES[code].status;

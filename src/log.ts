@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { pino, type Logger } from 'pino';
 import type { PinoPretty as PrettyFactory } from 'pino-pretty';
+import { redactText } from './redact.js';
 
 export type { Logger };
 
@@ -10,7 +11,8 @@ export type { Logger };
  * (no worker thread), so a crash still flushes its last line.
  */
 export function createLogger(level: string, format: 'json' | 'pretty' = 'json'): Logger {
-  const options = { level, base: { service: 'gleaner' } };
+  // The finished line, whatever put a URL or a secret in it (a message, an err serializer's stack), is redacted last.
+  const options = { level, base: { service: 'gleaner' }, hooks: { streamWrite: redactText } };
   if (format === 'pretty') {
     // Loaded only when asked for: JSON logging (the default) does not pay for the formatter.
     const { PinoPretty } = createRequire(import.meta.url)('pino-pretty') as { PinoPretty: typeof PrettyFactory };

@@ -510,3 +510,45 @@ describe("the operator's origins and credentials under fuzz (issue 20)", () => {
     }
   }, 180_000);
 });
+
+// Issue 20, finding 1: a caller's URL carrying credentials (userinfo, token and key parameters) in
+// every URL-taking operation, against the garbage upstreams: no error message quotes a password or
+// a token (messages are redacted), none is a 500, and the configured STT/LLM key never shows.
+it('hostile URLs with credentials in them: no error quotes a credential, none internal', async () => {
+  const password = 'FuzzUserinfoPw-31';
+  const token = 'FuzzQueryToken-47';
+  const targets = [
+    `https://fuzzuser:${password}@fuzz.example/page?token=${token}`,
+    `https://fuzz.example/video.mp4?api_key=${token}&x=1`,
+    `https://www.youtube.com/watch?v=dQw4w9WgXcQ&sig=${token}`,
+    `http://fuzzuser:${password}@127.0.0.1:1/?access_token=${token}`,
+    `https://:${password}@www.tiktok.com/@fuzz/video/7300000000000000000?session=${token}`,
+  ];
+  const paths = (url: string) => [
+    `/v1/web/scrape?url=${encodeURIComponent(url)}`,
+    `/v1/metadata?url=${encodeURIComponent(url)}`,
+    `/v1/transcript?url=${encodeURIComponent(url)}&mode=auto`,
+    `/v1/web/map?url=${encodeURIComponent(url)}`,
+  ];
+  const problems: string[] = [];
+  for (const url of targets) {
+    for (const path of paths(url)) {
+      const response = await fetch(`${server.baseUrl}${path}`, { headers: { 'x-api-key': key } });
+      const text = await response.text();
+      // A success may echo the caller's own URL back (it is theirs); an error message never quotes a
+      // credential, and the operator's key shows in nothing.
+      const secrets = response.status >= 400 ? [password, token, 'sk-fuzz'] : ['sk-fuzz'];
+      for (const secret of secrets) if (text.includes(secret)) problems.push(`${path} -> ${response.status} quotes ${secret}: ${text.slice(0, 200)}`);
+      if (response.status === 500) problems.push(`${path} -> 500`);
+    }
+  }
+  expect(problems).toEqual([]);
+}, 240_000);
+
+// Issue 20, finding 5: a /healthz flood beside garbage traffic: a healthy store is never reported down.
+it('a /healthz flood of 200 probes beside fuzzed calls: every probe 200', async () => {
+  const traffic = Promise.all(Array.from({ length: 20 }, () => fetch(`${server.baseUrl}/v1/web/scrape?url=${encodeURIComponent('https://fuzz.example/page')}`, { headers: { 'x-api-key': key } }).then((r) => r.text())));
+  const statuses = await Promise.all(Array.from({ length: 200 }, async () => (await fetch(`${server.baseUrl}/healthz`)).status));
+  await traffic;
+  expect(statuses.filter((status) => status !== 200)).toEqual([]);
+}, 120_000);

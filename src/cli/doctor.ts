@@ -24,6 +24,7 @@ export function profileCheck(config: Config, now = Date.now()): { check: Check; 
     : `The ${where}, ${builtinAgeDays} days old.`;
   return { check: { name: 'platform-profile', platform: 'local', status: old ? 'warn' : 'ok', detail }, report: { date, builtinDate: BUILTIN_PROFILE.date, builtinAgeDays, file } };
 }
+import { redactText } from '../redact.js';
 
 const PROBLEMS = new Set<Check['status']>(['blocked', 'changed', 'failed']);
 
@@ -54,7 +55,8 @@ export async function runDoctor(config: Config, args: string[]): Promise<number>
     fs.rmSync(scratch, { recursive: true, force: true });
   }
   const ok = !checks.some((check) => PROBLEMS.has(check.status));
-  process.stdout.write(values.json ? `${JSON.stringify({ ok, profile: profile.report, checks }, null, 2)}\n` : table(checks, ok));
+  // Details quote endpoints and upstream messages: their credentials are taken out.
+  process.stdout.write(redactText(values.json ? `${JSON.stringify({ ok, profile: profile.report, checks }, null, 2)}\n` : table(checks, ok)));
   return ok ? 0 : 1;
 }
 

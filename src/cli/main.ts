@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import type { Config } from '../config.js';
+import { redactText, rememberConfiguredSecrets } from '../redact.js';
 
 type Run = (config: Config, args: string[]) => Promise<number>;
 
@@ -138,11 +139,13 @@ async function main(argv: string[]): Promise<number> {
     config = loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
+      process.stderr.write(`${redactText(error.message)}\n`);
       return 2;
     }
     throw error;
   }
+  // From here on, no log line or message of this process shows a configured credential.
+  rememberConfiguredSecrets(config);
   const run = await command.load();
   return run(config, rest);
 }
@@ -150,7 +153,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`${redactText(error instanceof Error ? error.message : String(error))}\n`);
     process.exit(1);
   },
 );

@@ -144,8 +144,9 @@ export class Gate {
         const actual = Math.max(0, Math.min(settleCost(operation.cost, input, result, this.services.config), held.reservation.amount));
         if (actual === held.reservation.amount && held.balance) {
           // The usual case (a fixed price): the reservation already counted the charge, so closing it
-          // need not hold up the reply (one commit fewer per call); a crash first would refund it.
-          this.services.accounts.keep(held.reservation);
+          // needs no read. The reply waits for it to be durable (a crash after the reply must not
+          // refund what was delivered), sharing one group commit with the other charges of the moment.
+          await this.services.accounts.keep(held.reservation);
           charged = actual;
         } else {
           // Settled even at the reserved price: that closes the reservation, which a crash would otherwise return.

@@ -62,8 +62,8 @@ export interface CreditLedger {
   settle(request: SettleRequest, options?: SettleOptions): Promise<{ charged: number; used: number; found: boolean; record?: string }>;
   /**
    * Closes a reservation charged exactly as reserved: its credits are already in the usage, so only
-   * its row goes (no read, no usage write). May become durable a few milliseconds later (SQLite's
-   * group commit): a crash before that leaves the row, which the sweep returns, in the user's favour.
+   * its row goes (no read, no usage write). On SQLite it waits a few milliseconds for company (a group
+   * commit) and resolves once committed: a caller replies only then, or a crash would refund the reply.
    */
   keep(reservationId: string): Promise<void>;
   /** The account record and its usage, read together. */

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { GleanerError } from '../errors.js';
+import { redactUrl } from '../redact.js';
 import { KeyedMutex } from './mutex.js';
 import { SqliteStore } from './sqlite-store.js';
 import { RedisStore, REDIS_COMMAND_TIMEOUT_MS } from './redis-store.js';
@@ -145,10 +146,11 @@ async function withTimeout<R>(work: Promise<R>, ms: number): Promise<R> {
 export async function openStore(options: { dataDir: string; storeUrl?: string; onRedisError?: (error: Error) => void }): Promise<Store> {
   if (options.storeUrl && /^rediss?:/.test(options.storeUrl)) {
     const redis = await RedisStore.open(options.storeUrl, options.onRedisError ?? (() => undefined));
-    return new Store(redis, 'redis', options.storeUrl);
+    // `location` is what messages and logs name: the URL without its password.
+    return new Store(redis, 'redis', redactUrl(options.storeUrl));
   }
   if (options.storeUrl && !/^sqlite:/.test(options.storeUrl)) {
-    throw new Error(`GLEANER_STORE_URL: unsupported store "${options.storeUrl}" (use sqlite://<file> or redis://host:port)`);
+    throw new Error(`GLEANER_STORE_URL: unsupported store "${redactUrl(options.storeUrl)}" (use sqlite://<file> or redis://host:port)`);
   }
   const file = options.storeUrl ? options.storeUrl.replace(/^sqlite:\/\//, '') : path.join(options.dataDir, 'gleaner.sqlite');
   const sqlite = await SqliteStore.open(file);
