@@ -78,6 +78,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     // Endpoints the operator configured are not user URLs: the SSRF guard does not apply to them.
     trustedOrigins: [config.GLEANER_STT_URL, config.GLEANER_LLM_URL, config.GLEANER_PROXY_URL, config.GLEANER_YOUTUBE_POT_PROVIDER_URL].filter((u): u is string => Boolean(u)),
     defaultTimeoutMs: config.GLEANER_HTTP_TIMEOUT_MS,
+    userAgent: config.GLEANER_USER_AGENT,
     perHostConcurrency: config.GLEANER_HOST_CONCURRENCY,
     resolver: options.resolver,
     proxyUrl: config.GLEANER_PROXY_URL,

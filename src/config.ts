@@ -98,6 +98,8 @@ const schema = z.object({
   GLEANER_JOB_LEASE_SECONDS: z.coerce.number().min(0.3).max(3600).default(30),
   /** Total time one outbound request may take (redirects, retries and body included). */
   GLEANER_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /** The user agent of web page fetches and other requests that set none (default: a current desktop Chrome, see net/identity.ts). */
+  GLEANER_USER_AGENT: z.string().trim().min(1).max(512).regex(/^[\x20-\x7e]+$/, 'must be printable ASCII').optional(),
   /** Outbound requests in flight to one host at once (politeness; also bounds a crawl's concurrency). */
   GLEANER_HOST_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
   /** InnerTube clients asked in order for caption tracks and audio (comma list, e.g. VISIONOS,ANDROID,IOS,WEB). */

@@ -100,6 +100,7 @@ const scrapedPage = z.object({
   statusCode: z.number().int(),
   contentType: z.string(),
   metadata,
+  warnings: z.array(z.string()).optional().describe('Present when the page could not be converted as asked and a fallback answered (e.g. plain text instead of markdown)'),
 });
 
 export const scrapeReply = scrapedPage.extend({ urls: z.array(z.string()).describe('Links found on the page') });

@@ -1,6 +1,6 @@
 /** Web operations: scrape one page, map a site's URLs, crawl a site (a job). */
 import { z } from 'zod';
-import { httpUrl } from './inputs.js';
+import { httpUrl, languageCode } from './inputs.js';
 import { defineOperation } from './define.js';
 import { scrape } from '../web/scrape.js';
 import { mapSite } from '../web/map.js';
@@ -9,6 +9,8 @@ import { registerWebhook } from '../jobs/webhook-courier.js';
 import { crawlResult, mapReply, scrapeReply } from './outputs.js';
 
 const format = z.enum(['markdown', 'text', 'html']).default('markdown').describe('Output format of the page content');
+/** Supadata's two page options: the language asked of the site, and content without URLs. */
+const lang = languageCode.optional().describe('Preferred language of the page (ISO 639-1, e.g. en, de; pt-BR too), sent to the site as Accept-Language');
 
 export const webScrape = defineOperation({
   name: 'web_scrape',
@@ -20,6 +22,8 @@ export const webScrape = defineOperation({
     url: httpUrl.describe('The page to scrape (http or https)'),
     format,
     onlyMainContent: z.boolean().default(true).describe('Keep only the main content (true) or the whole page body (false)'),
+    noLinks: z.boolean().default(false).describe('Content without URLs: links become their text and images their alt text (urls still lists the links)'),
+    lang,
   }),
   output: scrapeReply,
   plan: 'Free',
@@ -27,7 +31,8 @@ export const webScrape = defineOperation({
   kind: 'sync',
   readOnly: true,
   openWorld: true,
-  run: (input, ctx) => scrape(ctx.services.http, input.url, { format: input.format, onlyMainContent: input.onlyMainContent, signal: ctx.signal }),
+  run: (input, ctx) =>
+    scrape(ctx.services.http, input.url, { format: input.format, onlyMainContent: input.onlyMainContent, noLinks: input.noLinks, lang: input.lang, signal: ctx.signal }),
 });
 
 export const webMap = defineOperation({
@@ -39,6 +44,8 @@ export const webMap = defineOperation({
   input: z.object({
     url: httpUrl.describe('Any URL of the site to map'),
     limit: z.number().int().min(1).max(500).default(200).describe('Most URLs to return (1 to 500)'),
+    lang,
+    noLinks: z.boolean().default(false).describe('Accepted as the Supadata SDK sends it; a map lists URLs only, so it changes nothing'),
   }),
   output: mapReply,
   plan: 'Free',
@@ -46,7 +53,8 @@ export const webMap = defineOperation({
   kind: 'sync',
   readOnly: true,
   openWorld: true,
-  run: (input, ctx) => mapSite(ctx.services.http, input.url, { limit: input.limit, signal: ctx.signal, concurrency: ctx.services.config.GLEANER_HOST_CONCURRENCY }),
+  run: (input, ctx) =>
+    mapSite(ctx.services.http, input.url, { limit: input.limit, lang: input.lang, signal: ctx.signal, concurrency: ctx.services.config.GLEANER_HOST_CONCURRENCY }),
 });
 
 const crawlInput = z

@@ -4,6 +4,7 @@
  */
 import type { HttpClient } from '../net/http.js';
 import { GleanerError } from '../errors.js';
+import { pageHeaders } from '../net/identity.js';
 
 export interface FetchedPage {
   /** Final URL after redirects. */
@@ -21,6 +22,8 @@ export interface FetchPageOptions {
   manualRedirects?: boolean;
   timeoutMs?: number;
   maxBytes?: number;
+  /** The caller's preferred language (Accept-Language). */
+  lang?: string;
 }
 
 /** Page bodies larger than this are refused (PAYLOAD_TOO_LARGE); real articles are far smaller. */
@@ -65,7 +68,7 @@ export async function fetchPage(http: HttpClient, url: string, options: FetchPag
     signal: options.signal,
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes ?? PAGE_MAX_BYTES,
-    headers: { accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5' },
+    headers: pageHeaders(options.lang),
   });
   if (response.status >= 400) throw statusError(response.url, response.status);
   if (options.manualRedirects && response.status >= 300 && response.headers.location) {

@@ -19,6 +19,8 @@ export interface MapOptions {
   concurrency?: number;
   /** Link discovery stops after this long, returning what it has. */
   discoveryBudgetMs?: number;
+  /** Preferred language of the pages (sent as Accept-Language while discovering links). */
+  lang?: string;
 }
 
 export async function mapSite(http: HttpClient, url: string, options: MapOptions): Promise<{ urls: string[] }> {
@@ -47,7 +49,7 @@ export async function mapSite(http: HttpClient, url: string, options: MapOptions
     if (fetched.has(next) || !looksLikePage(next) || !(await site.allowed(next))) return;
     fetched.add(next);
     try {
-      const page = await fetchPage(http, next, { signal: options.signal });
+      const page = await fetchPage(http, next, { signal: options.signal, lang: options.lang });
       const final = site.own(page.url);
       if (!final) return;
       if (await site.allowed(final)) found.add(final);

@@ -16,6 +16,7 @@
  *     statusCode: number
  *     contentType: string
  *     metadata: Metadata      // the unified web metadata (platform "web"), as /v1/metadata gives it
+ *     warnings?: string[]     // only when a converter failed on the page and a fallback answered
  *   }
  *
  * Non-HTML text (plain text, JSON, XML...) comes back as is, with no title or links.
@@ -29,6 +30,10 @@ import { fetchPage, type FetchedPage } from './fetch-page.js';
 export interface ScrapeOptions {
   format: ContentFormat;
   onlyMainContent: boolean;
+  /** No link or image URLs in the content (Supadata's noLinks). */
+  noLinks?: boolean;
+  /** Preferred language of the page (sent as Accept-Language). */
+  lang?: string;
   signal?: AbortSignal;
 }
 
@@ -46,6 +51,8 @@ export interface ScrapeResult {
   statusCode: number;
   contentType: string;
   metadata: Metadata;
+  /** Present when something went less well than it should have (a converter fell back). */
+  warnings?: string[];
 }
 
 /**
@@ -53,7 +60,7 @@ export interface ScrapeResult {
  * extracted on the extraction threads (extract-pool.ts): a large page costs tens to hundreds of
  * milliseconds of Readability and markdown, which on the event loop would hold up every other call.
  */
-export async function scrapeFetched(page: FetchedPage, options: Omit<ScrapeOptions, 'signal'>): Promise<ScrapeResult> {
+export async function scrapeFetched(page: FetchedPage, options: Omit<ScrapeOptions, 'signal' | 'lang'>): Promise<ScrapeResult> {
   if (page.kind === 'text') {
     const metadata: Metadata = { platform: 'web', url: page.url, id: page.url, title: null, description: null, author: null, thumbnails: [], tags: [] };
     return {
@@ -75,8 +82,8 @@ export async function scrapeFetched(page: FetchedPage, options: Omit<ScrapeOptio
   return assemble(page, options.format, await extractOffThread(page.text, extractOptions(page, options)));
 }
 
-function extractOptions(page: FetchedPage, options: Omit<ScrapeOptions, 'signal'>): ExtractOptions {
-  return { url: page.url, format: options.format, onlyMainContent: options.onlyMainContent, contentLanguage: page.headers['content-language'] };
+function extractOptions(page: FetchedPage, options: Omit<ScrapeOptions, 'signal' | 'lang'>): ExtractOptions {
+  return { url: page.url, format: options.format, onlyMainContent: options.onlyMainContent, noLinks: options.noLinks, contentLanguage: page.headers['content-language'] };
 }
 
 function assemble(page: FetchedPage, format: ContentFormat, extracted: ExtractedPage): ScrapeResult {
@@ -94,10 +101,11 @@ function assemble(page: FetchedPage, format: ContentFormat, extracted: Extracted
     statusCode: page.status,
     contentType: page.contentType,
     metadata: extracted.metadata,
+    ...(extracted.warnings.length ? { warnings: extracted.warnings } : {}),
   };
 }
 
 export async function scrape(http: HttpClient, url: string, options: ScrapeOptions): Promise<ScrapeResult> {
-  const page = await fetchPage(http, url, { signal: options.signal });
-  return scrapeFetched(page, { format: options.format, onlyMainContent: options.onlyMainContent });
+  const page = await fetchPage(http, url, { signal: options.signal, lang: options.lang });
+  return scrapeFetched(page, { format: options.format, onlyMainContent: options.onlyMainContent, noLinks: options.noLinks });
 }
