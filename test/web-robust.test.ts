@@ -144,7 +144,7 @@ describe('the breakages behind the 500s and the empty replies', () => {
 
   it('a converter that fails on a page falls back to plain text with a warning, over REST too', async () => {
     // Nesting deeper than turndown's recursion can follow: markdown fails, the text conversion does not.
-    servedPages.set('/deep', `<html><body>${'<div><span>'.repeat(3000)}<p>Deep text survives.</p>${'</span></div>'.repeat(3000)}</body></html>`);
+    servedPages.set('/deep', `<html><body>${'<div><span>'.repeat(10_000)}<p>Deep text survives.</p>${'</span></div>'.repeat(10_000)}</body></html>`);
     const response = await server.request('GET', `/v1/web/scrape?url=${encodeURIComponent(`${pagesOrigin}/deep`)}&onlyMainContent=false`, { apiKey: key });
     expect(response.status).toBe(200);
     expect(response.body.content).toContain('Deep text survives.');

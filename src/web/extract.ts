@@ -7,6 +7,7 @@ import { Readability } from '@mozilla/readability';
 import type { Metadata } from '../platforms/types.js';
 import { cleanText, parseDocument, type DomDocument, type DomElement, type DomNode } from './dom.js';
 import { htmlToMarkdown, repairTables } from './markdown.js';
+import { cleanArticle } from './clean-article.js';
 import { extractPageMetadata } from './page-metadata.js';
 import { baseUrlOf, documentLinks } from './links.js';
 
@@ -294,7 +295,14 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
       article = null;
     }
     title = titleFromTagOnly ? tidyTitle(cleanText(article?.title), documentTitle) : cleanText(article?.title);
-    if (article?.content && cleanText(article.textContent)) main = article.content;
+    if (article?.content && cleanText(article.textContent)) {
+      main = article.content;
+      try {
+        cleanArticle(main);
+      } catch {
+        // A tree too deep for the cleaning keeps what Readability kept.
+      }
+    }
   }
   title ??= metadata.title ?? documentTitle;
 
