@@ -2,7 +2,7 @@
  * What Readability leaves in an article that is not the article: figure captions and photo credits,
  * link lists (menus, related stories, tag lists) and bylines and dates. Run on the extracted article,
  * not the page: taken out before Readability, a byline can tip its choice to a comment section.
- * Each rule was kept only if it raised precision without costing recall (docs/web-extraction.md).
+ * Each rule was measured on real pages before it was kept (docs/web-extraction.md has the figures).
  */
 import type { DomElement, DomNode } from './dom.js';
 
@@ -20,7 +20,7 @@ const DATE_LINE = /^[^.!?]{0,40}(?:\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b|\b\d{4}-\
 
 /** Blocks at most this long may be a caption, credit, byline or date line; longer ones are text. */
 const SHORT = 200;
-/** Blocks whose text is mostly link text, and at least this long in links, are lists of links. */
+/** The share of link text above which a list or a short block is a list of links. */
 const LINK_DENSITY = 0.7;
 /** The longest average item of a list of links (a headline, a tag, a menu entry). */
 const SHORT_ITEM = 80;
