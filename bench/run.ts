@@ -2,6 +2,7 @@
 import { benchGate } from './gate.js';
 import { benchWeb } from './web.js';
 import { benchRender } from './web-render.js';
+import { benchQuality } from './web-quality.js';
 import { benchScale } from './web-scale.js';
 import { benchCli } from './cli.js';
 import { benchDocuments } from './documents.js';
@@ -11,6 +12,7 @@ await benchGate();
 await benchHealthz();
 await benchWeb();
 await benchRender();
+await benchQuality();
 await benchScale();
 await benchCli();
 await benchDocuments();

@@ -94,6 +94,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     // Gleaner's own calls to the operator's endpoints go direct, not through the proxy (a caller's URL naming one is guarded as any).
     trustedOrigins: [config.GLEANER_STT_URL, config.GLEANER_LLM_URL, config.GLEANER_YOUTUBE_POT_PROVIDER_URL].filter((u): u is string => Boolean(u)),
     defaultTimeoutMs: config.GLEANER_HTTP_TIMEOUT_MS,
+    userAgent: config.GLEANER_USER_AGENT,
     perHostConcurrency: config.GLEANER_HOST_CONCURRENCY,
     resolver: options.resolver,
     proxyUrl: config.GLEANER_PROXY_URL,

@@ -120,6 +120,8 @@ const schema = z.object({
   GLEANER_DOCUMENT_MAX_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(20 * 1024 * 1024),
   /** Longest time reading one document may take on the document threads; a slower one is stopped (422). */
   GLEANER_DOCUMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+  /** The user agent of web page fetches and other requests that set none (default: a current desktop Chrome, see net/identity.ts). */
+  GLEANER_USER_AGENT: z.string().trim().min(1).max(512).regex(/^[\x20-\x7e]+$/, 'must be printable ASCII').optional(),
   /** Outbound requests in flight to one host at once (politeness; also bounds a crawl's concurrency). */
   GLEANER_HOST_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(8),
   /** InnerTube clients asked in order for caption tracks and audio (comma list, e.g. VISIONOS,ANDROID,IOS,WEB); a shorthand for the profile's youtube.order. */

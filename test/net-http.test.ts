@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostLimits } from '../src/net/host-limits.js';
 import { HttpClient, type Resolver } from '../src/net/http.js';
+import { BROWSER_USER_AGENT } from '../src/net/identity.js';
 import { blockedAddressReason, blockedHostReason, canonicalIpv4 } from '../src/net/ssrf.js';
 import { GleanerError } from '../src/errors.js';
 
@@ -160,11 +161,13 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 const open = () => new HttpClient({ overrides: [], allowPrivate: true, retryBaseMs: 5 });
 
 describe('HttpClient (guard open for loopback)', () => {
-  it('sends a clear user agent and decodes UTF-8', async () => {
+  it('sends a browser user agent by default (GLEANER_USER_AGENT replaces it) and decodes UTF-8', async () => {
     const res = await open().fetch(`${origin}/hello`);
     expect(res.status).toBe(200);
     expect(res.text()).toBe('hello é');
-    expect(seen.at(-1)?.headers['user-agent']).toMatch(/^Gleaner\//);
+    expect(seen.at(-1)?.headers['user-agent']).toBe(BROWSER_USER_AGENT);
+    await new HttpClient({ overrides: [], allowPrivate: true, userAgent: 'Operator/1.0' }).fetch(`${origin}/hello`);
+    expect(seen.at(-1)?.headers['user-agent']).toBe('Operator/1.0');
   });
 
   it('decompresses gzip, br and deflate', async () => {

@@ -59,7 +59,10 @@ describe('scrape of the generated site', () => {
       metadata: { platform: 'web', title: 'Page 3 | Fixture Site' },
     });
     expect(result.content).toContain('This is the body of page number 3');
-    expect(result.content).toContain(`[Page 6](${site.origin}/page/6)`);
+    // Links in the text stay; the list of bare links under the article is a link list and goes (urls keeps them).
+    expect(result.content).toContain('[link off the site](http://elsewhere.example/)');
+    expect(result.content).not.toContain(`[Page 6](${site.origin}/page/6)`);
+    expect(result.urls).toContain(`${site.origin}/page/6`);
     expect(result.content).not.toMatch(/cookies|tracking|color: red|Footer text/);
     expect(result.countCharacters).toBe(result.content.length);
     expect(result.urls).toContain(`${site.origin}/page/3`);

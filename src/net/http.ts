@@ -35,10 +35,12 @@ import { decodeBody } from './charset.js';
 import { Egress, platformOfHost, type Exit, type Platform } from './egress.js';
 import type { CookieJar } from './cookies.js';
 import { upstreamRequestsTotal, upstreamStatusLabel } from '../observability/metrics.js';
+import { BROWSER_USER_AGENT } from './identity.js';
 
 export type { Resolver } from './guard-agent.js';
 
-export const USER_AGENT = 'Gleaner/0.1 (+https://github.com/gleaner; self-hosted content extraction)';
+/** The user agent of requests that set none (GLEANER_USER_AGENT replaces it): see identity.ts. */
+export const USER_AGENT = BROWSER_USER_AGENT;
 
 export interface FetchOptions {
   method?: 'GET' | 'POST' | 'HEAD' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';

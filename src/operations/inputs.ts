@@ -19,4 +19,4 @@ export const waitForInput = z
   .describe('When rendered: ms to wait, or a CSS selector');
 
 /** A BCP 47-like language code: en, de, pt-BR, zh-Hans (pt_BR is accepted too). */
-export const languageCode = z.string().regex(/^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$/, 'must be a language code such as en, de or pt-BR');
+export const languageCode = z.string().max(35).regex(/^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$/, 'must be a language code such as en, de or pt-BR');

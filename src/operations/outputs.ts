@@ -107,7 +107,7 @@ const scrapedPage = z.object({
   contentType: z.string(),
   metadata,
   rendered: z.boolean().describe('True when a browser ran the page before it was read'),
-  warnings: z.array(z.string()).optional().describe('How the page was read, when it matters (not rendered though it needs JavaScript, requests refused)'),
+  warnings: z.array(z.string()).optional().describe('How the page was read, when it matters: not rendered though it needs JavaScript, requests refused, a fallback conversion (plain text instead of markdown)'),
 });
 
 export const scrapeReply = scrapedPage.extend({ urls: z.array(z.string()).describe('Links found on the page') });

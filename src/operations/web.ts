@@ -1,6 +1,6 @@
 /** Web operations: scrape one page, map a site's URLs, crawl a site (a job). */
 import { z } from 'zod';
-import { httpUrl, renderMode, waitForInput } from './inputs.js';
+import { httpUrl, languageCode, renderMode, waitForInput } from './inputs.js';
 import { assertRenderable, pagePrice, renderChoice, renderPrice } from './render.js';
 import { defineOperation } from './define.js';
 import { scrape } from '../web/scrape.js';
@@ -11,6 +11,8 @@ import { crawlResult, mapReply, scrapeReply } from './outputs.js';
 import { documentSettings } from './documents.js';
 
 const format = z.enum(['markdown', 'text', 'html']).default('markdown').describe('Content format');
+/** Supadata's two page options: the language asked of the site, and content without URLs. */
+const lang = languageCode.optional().describe('Preferred language, sent as Accept-Language');
 
 export const webScrape = defineOperation({
   name: 'web_scrape',
@@ -24,6 +26,8 @@ export const webScrape = defineOperation({
     onlyMainContent: z.boolean().default(true).describe('false: the whole page body'),
     render: renderMode,
     waitFor: waitForInput,
+    noLinks: z.boolean().default(false).describe('Links as their text, images as alt text'),
+    lang,
   }),
   output: scrapeReply,
   groups: ['web'],
@@ -39,6 +43,8 @@ export const webScrape = defineOperation({
     scrape(ctx.services.http, input.url, {
       format: input.format,
       onlyMainContent: input.onlyMainContent,
+      noLinks: input.noLinks,
+      lang: input.lang,
       signal: ctx.signal,
       render: renderChoice(input, ctx),
       documents: documentSettings(ctx.services.config),
@@ -56,6 +62,8 @@ export const webMap = defineOperation({
     limit: z.number().int().min(1).max(500).default(200).describe('Most URLs to return'),
     render: renderMode,
     waitFor: waitForInput,
+    lang,
+    noLinks: z.boolean().default(false).describe('Accepted; a map lists URLs only'),
   }),
   output: mapReply,
   groups: ['web'],
@@ -71,6 +79,7 @@ export const webMap = defineOperation({
   run: (input, ctx) =>
     mapSite(ctx.services.http, input.url, {
       limit: input.limit,
+      lang: input.lang,
       signal: ctx.signal,
       concurrency: ctx.services.config.GLEANER_HOST_CONCURRENCY,
       render: renderChoice(input, ctx, false),

@@ -63,5 +63,6 @@ export function renderDocument(read: ReadDocument, type: DocumentType, url: stri
     content,
     links: read.links,
     metadata: documentMetadata(url, type, read.info),
+    warnings: [],
   };
 }

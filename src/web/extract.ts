@@ -6,7 +6,8 @@
 import { Readability } from '@mozilla/readability';
 import type { Metadata } from '../platforms/types.js';
 import { cleanText, parseDocument, type DomDocument, type DomElement, type DomNode } from './dom.js';
-import { htmlToMarkdown } from './markdown.js';
+import { htmlToMarkdown, repairTables } from './markdown.js';
+import { cleanArticle } from './clean-article.js';
 import { extractPageMetadata } from './page-metadata.js';
 import { baseUrlOf, documentLinks } from './links.js';
 
@@ -17,6 +18,8 @@ export interface ExtractOptions {
   format: ContentFormat;
   onlyMainContent: boolean;
   contentLanguage?: string;
+  /** No link or image URLs in the content (markdown: their text; html: links unwrapped). */
+  noLinks?: boolean;
 }
 
 export interface ExtractedPage {
@@ -25,6 +28,8 @@ export interface ExtractedPage {
   /** Links on the whole page: absolute, http(s), no fragments, each once. */
   links: string[];
   metadata: Metadata;
+  /** What went less well than it should have (a converter that failed on this page and the fallback used). */
+  warnings: string[];
 }
 
 /** Attributes holding URLs that must be absolute in the output, by element. */
@@ -154,14 +159,16 @@ function articleThreshold(doc: DomDocument): number {
 /** The length of a node's text, whitespace collapsed, counted only up to `cap` (a large page stops early). */
 function textLengthUpTo(root: DomNode | null, cap: number): number {
   let length = 0;
-  const walk = (node: DomNode): void => {
-    for (const child of node.childNodes) {
-      if (length >= cap) return;
-      if (child.nodeType === 3) length += (child.textContent ?? '').replace(/\s+/g, ' ').length;
-      else if (child.nodeType === 1) walk(child);
+  // A stack, not recursion: a page nested thousands deep must not overflow the call stack.
+  const stack: DomNode[] = root ? [root] : [];
+  while (stack.length && length < cap) {
+    const node = stack.pop()!;
+    if (node.nodeType === 3) length += (node.textContent ?? '').replace(/\s+/g, ' ').length;
+    else if (node.nodeType === 1 || node === root) {
+      const children = [...node.childNodes];
+      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
     }
-  };
-  if (root) walk(root);
+  }
   return length;
 }
 
@@ -176,8 +183,30 @@ function removeBanners(doc: DomDocument): void {
   }
 }
 
+/** Readability drops every <aside>, and with it a page's <main> when a layout puts one inside. */
+function unwrapAsidesHoldingMain(doc: DomDocument): void {
+  for (const aside of [...doc.querySelectorAll('aside')]) {
+    if (aside.querySelector('main, [role="main"]')) aside.replaceWith(...aside.childNodes);
+  }
+}
+
 function removeAll(root: DomDocument | DomElement, selector: string): void {
   for (const element of [...root.querySelectorAll(selector)]) element.remove();
+}
+
+/**
+ * Page furniture out, except a block that holds the page itself: ASP.NET pages wrap the whole body
+ * in one <form>, and some layouts put <main> inside an <aside> or a <header>. Removing those left
+ * nothing.
+ */
+function removeFurniture(doc: DomDocument): void {
+  const pageChars = textLengthUpTo(doc.body, Infinity);
+  for (const element of [...doc.querySelectorAll(FURNITURE)]) {
+    if (!element.parentNode) continue;
+    if (element.querySelector('main, [role="main"], article')) continue;
+    if (pageChars > 0 && textLengthUpTo(element, pageChars) > pageChars / 2) continue;
+    element.remove();
+  }
 }
 
 const BLOCK = new Set([
@@ -189,21 +218,41 @@ const BLOCK = new Set([
 export function htmlToText(html: string | DomElement): string {
   const root = typeof html === 'string' ? parseDocument(html) : null;
   const out: string[] = [];
-  const walk = (node: DomNode) => {
-    if (node.nodeType === 3) {
-      out.push((node.textContent ?? '').replace(/\s+/g, ' '));
-      return;
+  // A stack of nodes and closing breaks, not recursion: the last fallback must survive any depth.
+  const stack: Array<DomNode | string> = [];
+  const walk = (start: DomNode) => {
+    stack.push(start);
+    while (stack.length) {
+      const node = stack.pop()!;
+      if (typeof node === 'string') {
+        out.push(node);
+        continue;
+      }
+      if (node.nodeType === 3) {
+        out.push((node.textContent ?? '').replace(/\s+/g, ' '));
+        continue;
+      }
+      if (node.nodeType !== 1) continue;
+      const name = node.nodeName.toUpperCase();
+      if (/^(?:SCRIPT|STYLE|NOSCRIPT|TEMPLATE|SVG)$/.test(name)) continue;
+      if (name === 'BR') {
+        out.push('\n');
+        continue;
+      }
+      if (name === 'PRE') {
+        out.push('\n\n', node.textContent ?? '', '\n\n');
+        continue;
+      }
+      if (name === 'TD' || name === 'TH') out.push('\t');
+      const block = BLOCK.has(name);
+      const gap = name === 'P' || /^H\d$/.test(name) ? '\n\n' : '\n';
+      if (block) {
+        out.push(gap);
+        stack.push(gap);
+      }
+      const children = [...node.childNodes];
+      for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
     }
-    if (node.nodeType !== 1) return;
-    const name = node.nodeName.toUpperCase();
-    if (/^(?:SCRIPT|STYLE|NOSCRIPT|TEMPLATE|SVG)$/.test(name)) return;
-    if (name === 'BR') return void out.push('\n');
-    if (name === 'PRE') return void out.push('\n\n', node.textContent ?? '', '\n\n');
-    if (name === 'TD' || name === 'TH') out.push('\t');
-    const block = BLOCK.has(name);
-    if (block) out.push(name === 'P' || /^H\d$/.test(name) ? '\n\n' : '\n');
-    for (const child of node.childNodes) walk(child);
-    if (block) out.push(name === 'P' || /^H\d$/.test(name) ? '\n\n' : '\n');
   };
   walk(root ? ((root.body ?? root.documentElement) as DomNode) : (html as DomElement));
   return out
@@ -227,6 +276,7 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
   );
   absolutize(doc, base);
   flattenMath(doc);
+  const warnings: string[] = [];
 
   let title: string | null = null;
   // The content stays a DOM element to the end: serialising it for the converters to parse again
@@ -235,31 +285,86 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
   if (options.onlyMainContent) {
     const classesToPreserve = languageClasses(doc);
     removeBanners(doc);
+    unwrapAsidesHoldingMain(doc);
+    const charThreshold = articleThreshold(doc);
     let article: { title?: string | null; content?: DomElement | null; textContent?: string | null } | null = null;
     try {
       // Readability mutates the document; nothing below needs the untouched one.
-      article = new Readability(doc as never, { classesToPreserve, charThreshold: articleThreshold(doc), serializer: (element) => element as unknown as DomElement }).parse();
+      article = new Readability(doc as never, { classesToPreserve, charThreshold, serializer: (element) => element as unknown as DomElement }).parse();
     } catch {
       article = null;
     }
     title = titleFromTagOnly ? tidyTitle(cleanText(article?.title), documentTitle) : cleanText(article?.title);
-    if (article?.content && cleanText(article.textContent)) main = article.content;
+    if (article?.content && cleanText(article.textContent)) {
+      main = article.content;
+      try {
+        cleanArticle(main);
+      } catch {
+        // A tree too deep for the cleaning keeps what Readability kept.
+      }
+    }
   }
-  if (main === null) {
-    // Whole page (or no article found): the body without scripts and styles, and, for main
-    // content, without navigation, headers, footers and cookie banners.
+  title ??= metadata.title ?? documentTitle;
+
+  // Whole page, or no article found (or one with nothing in it): the body without scripts and
+  // styles, and, for main content, without navigation, headers, footers and cookie banners; then,
+  // should that be empty, the body as it is, and last the whole document.
+  let content = main ? convert(main, options, warnings) : '';
+  if (!cleanText(content)) {
     const fresh = options.onlyMainContent ? parseDocument(html) : doc;
     if (fresh !== doc) {
       absolutize(fresh, base);
       flattenMath(fresh);
     }
     removeAll(fresh, NEVER_CONTENT);
-    if (options.onlyMainContent) removeAll(fresh, FURNITURE);
-    main = (options.onlyMainContent ? fresh.querySelector('main, [role="main"]') : null) ?? fresh.body;
+    const candidates = options.onlyMainContent
+      ? [() => (removeFurniture(fresh), fresh.querySelector('main, [role="main"]')), () => fresh.body, () => bare(html, base), () => fresh.documentElement]
+      : [() => fresh.body, () => fresh.documentElement];
+    for (const next of candidates) {
+      const candidate = next();
+      if (!candidate || !cleanText(candidate.textContent)) continue;
+      const converted = convert(candidate, options, warnings);
+      if (cleanText(converted)) {
+        content = converted;
+        break;
+      }
+    }
   }
-  title ??= metadata.title ?? documentTitle;
+  return { title, content, links, metadata, warnings };
+}
 
-  main?.normalize();
-  const content = !main ? '' : options.format === 'html' ? main.innerHTML.trim() : options.format === 'text' ? htmlToText(main) : htmlToMarkdown(main);
-  return { title, content, links, metadata };
+/** The page's body with only scripts, styles and the like removed (furniture and all). */
+function bare(html: string, base: string): DomElement | null {
+  const doc = parseDocument(html);
+  absolutize(doc, base);
+  removeAll(doc, NEVER_CONTENT);
+  return doc.body;
+}
+
+/**
+ * The content element in the wanted format. Markdown survives any tree: table parts out of place
+ * are repaired first; should turndown still fail, the element's HTML is converted again through
+ * turndown's own parser (which repairs trees as a browser does), and last the page comes as plain
+ * text with a warning, never as an error.
+ */
+function convert(main: DomElement, options: ExtractOptions, warnings: string[]): string {
+  main.normalize();
+  if (options.format === 'text') return htmlToText(main);
+  if (options.format === 'html') {
+    if (options.noLinks) for (const link of [...main.querySelectorAll('a')]) link.replaceWith(...link.childNodes);
+    return main.innerHTML.trim();
+  }
+  const markdownOptions = { noLinks: options.noLinks };
+  const owner = main.ownerDocument;
+  try {
+    if (owner) repairTables(main, (name) => owner.createElement(name));
+    return htmlToMarkdown(main, markdownOptions);
+  } catch (first) {
+    try {
+      return htmlToMarkdown(main.outerHTML, markdownOptions);
+    } catch {
+      warnings.push(`The markdown conversion failed on this page (${(first as Error).message}); the content is plain text instead.`);
+      return htmlToText(main);
+    }
+  }
 }

@@ -7,6 +7,7 @@ import type { HttpClient } from '../net/http.js';
 import { GleanerError, isGleanerError } from '../errors.js';
 import { documentTypeOf, type DocumentType } from './document-type.js';
 import { looksLikeChallenge } from './render/shell.js';
+import { pageHeaders } from '../net/identity.js';
 
 export interface FetchedPage {
   /** Final URL after redirects. */
@@ -31,6 +32,8 @@ export interface FetchPageOptions {
   documentMaxBytes?: number;
   /** An error reply that is a JavaScript challenge comes back as the page (status >= 400), for a browser to pass. */
   keepChallenge?: boolean;
+  /** The caller's preferred language (Accept-Language). */
+  lang?: string;
 }
 
 /** Page bodies larger than this are refused (PAYLOAD_TOO_LARGE); real articles are far smaller. */
@@ -89,7 +92,7 @@ export async function fetchPage(http: HttpClient, url: string, options: FetchPag
     signal: options.signal,
     timeoutMs: options.timeoutMs,
     maxBytes: options.maxBytes ?? Math.max(PAGE_MAX_BYTES, documentMaxBytes),
-    headers: { accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.5' },
+    headers: pageHeaders(options.lang),
   }).catch((error: unknown) => {
     throw isGleanerError(error) && error.code === 'PAYLOAD_TOO_LARGE' && options.maxBytes === undefined ? tooLarge(url, documentMaxBytes, error) : error;
   });

@@ -22,6 +22,8 @@ export interface MapOptions {
   discoveryBudgetMs?: number;
   /** Whether and how pages read for links are rendered in a browser (default never). */
   render?: RenderChoice;
+  /** Preferred language of the pages (sent as Accept-Language while discovering links). */
+  lang?: string;
 }
 
 export interface MapResult {
@@ -79,7 +81,7 @@ export async function mapSite(http: HttpClient, url: string, options: MapOptions
           return true;
         },
       };
-      const page = await loadPage(http, next, budgeted, { signal: options.signal });
+      const page = await loadPage(http, next, budgeted, { signal: options.signal, lang: options.lang });
       if (page.rendered) rendered++;
       for (const warning of page.warnings) warnings.add(warning);
       const final = site.own(page.url);

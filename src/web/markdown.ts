@@ -4,6 +4,7 @@
  */
 import TurndownService from 'turndown';
 import { gfm } from '@joplin/turndown-plugin-gfm';
+import type { DomElement, DomNode } from './dom.js';
 
 /** The part of a DOM element these rules read (the project compiles without the DOM lib). */
 interface El {
@@ -28,10 +29,15 @@ function codeLanguage(node: El): string {
   return '';
 }
 
-function createService(): TurndownService {
+export interface MarkdownOptions {
+  /** Links become their text and images their alt text: no URLs in the markdown (Supadata's noLinks). */
+  noLinks?: boolean;
+}
+
+function createService(noLinks: boolean): TurndownService {
   const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_', hr: '---' });
   service.use(gfm);
-  service.remove(['script', 'style', 'noscript', 'template', 'iframe', 'object', 'embed', 'form', 'button', 'select', 'input', 'textarea', 'canvas']);
+  service.remove(['script', 'style', 'noscript', 'template', 'iframe', 'object', 'embed', 'button', 'select', 'input', 'textarea', 'canvas']);
   service.addRule('fencedCodeWithLanguage', {
     filter: (node) => node.nodeName === 'PRE',
     replacement: (_content, node) => {
@@ -49,20 +55,75 @@ function createService(): TurndownService {
       const src = element.getAttribute('src') ?? '';
       const alt = (element.getAttribute('alt') ?? '').replace(/\s+/g, ' ').replace(/[[\]]/g, '\\$&').trim();
       // Inline data: images would flood the text with base64; their alt text is what a reader gets.
-      if (!src || src.startsWith('data:')) return alt;
+      if (!src || src.startsWith('data:') || noLinks) return alt;
       const title = element.getAttribute('title');
       return `![${alt}](${src.replace(/[()\s]/g, encodeURIComponent)}${title ? ` "${title.replace(/"/g, '\\"')}"` : ''})`;
     },
   });
+  if (noLinks) service.addRule('linkText', { filter: 'a', replacement: (content) => content });
   return service;
 }
 
-let shared: TurndownService | undefined;
+const services = new Map<boolean, TurndownService>();
 
-/** Markdown of an HTML string, or of a DOM element's contents (turndown reads the element as it is, without parsing HTML again). */
-export function htmlToMarkdown(html: string | El): string {
-  shared ??= createService();
-  return shared
+/** Table parts that must sit in their table part: the GFM table rule walks up from them to a <table>. */
+const TABLE_PARENTS: Record<string, RegExp> = {
+  TD: /^TR$/,
+  TH: /^TR$/,
+  TR: /^(?:TABLE|THEAD|TBODY|TFOOT)$/,
+  THEAD: /^TABLE$/,
+  TBODY: /^TABLE$/,
+  TFOOT: /^TABLE$/,
+  CAPTION: /^TABLE$/,
+};
+
+/**
+ * Makes a tree the GFM table rule can read. linkedom keeps what a browser's parser would repair:
+ * cells and rows outside any table (broken HTML, or after Readability removed their table) made
+ * the rule throw, so a misplaced table part becomes a plain block; inside a row, whitespace and
+ * comments go and stray text gets a cell of its own, since the rule reads every child of a row as a cell.
+ */
+export function repairTables(root: DomElement, createElement: (name: string) => DomElement): void {
+  // One walk by hand: linkedom's querySelectorAll over a large page cost more than the repair.
+  const walk = (node: DomNode): void => {
+    for (const child of [...node.childNodes]) {
+      if (child.nodeType !== 1) continue;
+      const name = child.nodeName;
+      const parents = TABLE_PARENTS[name];
+      if (parents && !parents.test(node.nodeName)) {
+        const block = createElement(name === 'TD' || name === 'TH' || name === 'CAPTION' ? 'div' : 'section');
+        block.append(...child.childNodes);
+        (child as DomElement).replaceWith(block);
+        walk(block);
+        continue;
+      }
+      if (name === 'TR') cleanRow(child as DomElement, createElement);
+      walk(child);
+    }
+  };
+  walk(root);
+}
+
+function cleanRow(row: DomElement, createElement: (name: string) => DomElement): void {
+  for (const child of [...row.childNodes]) {
+    if (child.nodeName === 'TD' || child.nodeName === 'TH') continue;
+    if (child.nodeType === 1 || (child.nodeType === 3 && /\S/.test(child.textContent ?? ''))) {
+      const cell = createElement('td');
+      (child as DomElement).replaceWith(cell);
+      cell.append(child);
+    } else (child as DomElement).remove();
+  }
+}
+
+/**
+ * Markdown of an HTML string, or of a DOM element's contents (turndown reads the element as it is,
+ * without parsing HTML again). Throws when turndown does; extract.ts falls back.
+ */
+export function htmlToMarkdown(html: string | DomElement, options: MarkdownOptions = {}): string {
+  const noLinks = options.noLinks === true;
+  let service = services.get(noLinks);
+  if (!service) services.set(noLinks, (service = createService(noLinks)));
+  return service
     .turndown(html as string)
     .replace(/\n{3,}/g, '\n\n')
     .trim();

@@ -17,7 +17,7 @@
  *     contentType: string
  *     metadata: Metadata      // the unified web metadata (platform "web"), as /v1/metadata gives it
  *     rendered: boolean       // true when a browser ran the page's scripts first (see render/load.ts)
- *     warnings?: string[]     // how the page was read, when the caller should know (not rendered, requests refused)
+ *     warnings?: string[]     // how the page was read, when the caller should know (not rendered, requests refused, a converter fell back)
  *   }
  *
  * Non-HTML text (plain text, JSON, XML...) comes back as is, with no title or links. PDF and Word
@@ -36,6 +36,10 @@ import { loadPage, NEVER_RENDER, type LoadedPage, type RenderChoice } from './re
 export interface ScrapeOptions {
   format: ContentFormat;
   onlyMainContent: boolean;
+  /** No link or image URLs in the content (Supadata's noLinks). */
+  noLinks?: boolean;
+  /** Preferred language of the page (sent as Accept-Language). */
+  lang?: string;
   signal?: AbortSignal;
   documents?: DocumentSettings;
   /** Whether and how to render the page in a browser (default never). */
@@ -57,6 +61,7 @@ export interface ScrapeResult {
   contentType: string;
   metadata: Metadata;
   rendered: boolean;
+  /** How the page was read, when the caller should know (not rendered, requests refused, a converter fell back). */
   warnings?: string[];
 }
 
@@ -65,7 +70,7 @@ export interface ScrapeResult {
  * extracted on the extraction threads (extract-pool.ts): a large page costs tens to hundreds of
  * milliseconds of Readability and markdown, which on the event loop would hold up every other call.
  */
-export async function scrapeFetched(page: FetchedPage | LoadedPage, options: Omit<ScrapeOptions, 'render'>): Promise<ScrapeResult> {
+export async function scrapeFetched(page: FetchedPage | LoadedPage, options: Omit<ScrapeOptions, 'render' | 'lang'>): Promise<ScrapeResult> {
   if (page.document) {
     const task = { type: page.document.type, bytes: page.document.bytes, url: page.url, want: options.format };
     return assemble(page, options.format, await readDocumentOffThread(task, { timeoutMs: options.documents?.timeoutMs, signal: options.signal }));
@@ -92,15 +97,15 @@ export async function scrapeFetched(page: FetchedPage | LoadedPage, options: Omi
   return assemble(page, options.format, await extractOffThread(page.text, extractOptions(page, options)));
 }
 
-/** `rendered`, and `warnings` when there are any. */
-function howRead(page: FetchedPage | LoadedPage): { rendered: boolean; warnings?: string[] } {
+/** `rendered`, and `warnings` (the loader's and the converter's) when there are any. */
+function howRead(page: FetchedPage | LoadedPage, extracted?: ExtractedPage): { rendered: boolean; warnings?: string[] } {
   const rendered = 'rendered' in page && page.rendered;
-  const warnings = 'warnings' in page ? page.warnings : [];
+  const warnings = [...('warnings' in page ? page.warnings : []), ...(extracted?.warnings ?? [])];
   return warnings.length ? { rendered, warnings } : { rendered };
 }
 
-function extractOptions(page: FetchedPage, options: Omit<ScrapeOptions, 'render'>): ExtractOptions {
-  return { url: page.url, format: options.format, onlyMainContent: options.onlyMainContent, contentLanguage: page.headers['content-language'] };
+function extractOptions(page: FetchedPage, options: Omit<ScrapeOptions, 'render' | 'lang'>): ExtractOptions {
+  return { url: page.url, format: options.format, onlyMainContent: options.onlyMainContent, noLinks: options.noLinks, contentLanguage: page.headers['content-language'] };
 }
 
 function assemble(page: FetchedPage | LoadedPage, format: ContentFormat, extracted: ExtractedPage): ScrapeResult {
@@ -118,11 +123,11 @@ function assemble(page: FetchedPage | LoadedPage, format: ContentFormat, extract
     statusCode: page.status,
     contentType: page.contentType,
     metadata: extracted.metadata,
-    ...howRead(page),
+    ...howRead(page, extracted),
   };
 }
 
 export async function scrape(http: HttpClient, url: string, options: ScrapeOptions): Promise<ScrapeResult> {
-  const page = await loadPage(http, url, options.render ?? NEVER_RENDER, { signal: options.signal, documentMaxBytes: options.documents?.maxBytes });
-  return scrapeFetched(page, { format: options.format, onlyMainContent: options.onlyMainContent, signal: options.signal, documents: options.documents });
+  const page = await loadPage(http, url, options.render ?? NEVER_RENDER, { signal: options.signal, lang: options.lang, documentMaxBytes: options.documents?.maxBytes });
+  return scrapeFetched(page, { format: options.format, onlyMainContent: options.onlyMainContent, noLinks: options.noLinks, signal: options.signal, documents: options.documents });
 }

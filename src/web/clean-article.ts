@@ -1,0 +1,140 @@
+/**
+ * What Readability leaves in an article that is not the article: figure captions and photo credits,
+ * link lists (menus, related stories, tag lists) and bylines and dates. Run on the extracted article,
+ * not the page: taken out before Readability, a byline can tip its choice to a comment section.
+ * Each rule was measured on real pages before it was kept (docs/web-extraction.md has the figures).
+ */
+import type { DomElement, DomNode } from './dom.js';
+
+/** Captions and credits by their markup. */
+const CAPTION_SELECTOR = 'figcaption, [class*="caption" i], [id*="caption" i], [class*="credit" i], [itemprop="caption"], [itemprop="copyrightHolder"]';
+/** A caption's or credit's words, for those marked up as plain text. */
+const CREDIT_TEXT = /(?:^|\s|\()(?:photo|image|picture|illustration)s?(?:\s+credit)?\s*:|credit\s*:|^\(?\s*(?:AP|AFP|Reuters|Getty)\b[^)]*\)?$|\(Image:[^)]*\)$|©/i;
+/** Bylines and dates by their markup. */
+const BYLINE_SELECTOR =
+  '[class*="byline" i], [id*="byline" i], [class*="dateline" i], [class*="timestamp" i], [class*="publish" i], [class*="posted" i], [class*="author" i], [rel="author"], [itemprop="author"], [itemprop="datePublished"], [itemprop="dateModified"], time';
+/** A byline's or a date line's words. */
+const BYLINE_TEXT = /^\W*(?:by\s+\p{Lu}|published\b|updated\b|posted\b|last (?:updated|modified)\b)/iu;
+/** A line that is a date and time and little else ("Nov 19, 2019 6:55 AM", "18/11/2019 23:04"). */
+const DATE_LINE = /^[^.!?]{0,40}(?:\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)[^.!?]{0,40}\b\d{1,2}[:h]\d{2}\b[^.!?]{0,20}$/i;
+
+/** Blocks at most this long may be a caption, credit, byline or date line; longer ones are text. */
+const SHORT = 200;
+/** The share of link text above which a list or a short block is a list of links. */
+const LINK_DENSITY = 0.7;
+/** The longest average item of a list of links (a headline, a tag, a menu entry). */
+const SHORT_ITEM = 80;
+const LINK_BLOCKS = new Set(['P', 'DIV', 'SECTION', 'NAV', 'ASIDE', 'HEADER', 'FOOTER']);
+
+const text = (node: DomNode) => (node.textContent ?? '').replace(/\s+/g, ' ').trim();
+
+/** The smallest block around an element (the element itself when it is one). */
+function blockOf(element: DomElement, root: DomElement): DomElement {
+  let current: DomElement = element;
+  while (current !== root && !/^(?:P|DIV|LI|SECTION|HEADER|FOOTER|ADDRESS|FIGURE|FIGCAPTION|SPAN|SMALL|TIME)$/.test(current.nodeName)) {
+    const parent = current.parentNode as DomElement | null;
+    if (!parent) break;
+    current = parent;
+  }
+  return current;
+}
+
+function removeCaptions(root: DomElement): void {
+  for (const element of [...root.querySelectorAll(CAPTION_SELECTOR)]) {
+    if (!element.parentNode || element.querySelector('img, picture, video')) continue;
+    if (text(element).length <= SHORT * 2) element.remove();
+  }
+  // Credits written as text beside an image: "Photo: AP", "(Image: Getty)", "Credit: EPA".
+  for (const element of [...root.querySelectorAll('p, span, small, div, em, i')]) {
+    if (!element.parentNode || element.querySelector('p, div, img')) continue;
+    const words = text(element);
+    if (words && words.length <= SHORT && CREDIT_TEXT.test(words)) element.remove();
+  }
+}
+
+function removeBylines(root: DomElement): void {
+  for (const element of [...root.querySelectorAll(BYLINE_SELECTOR)]) {
+    if (!element.parentNode) continue;
+    const block = blockOf(element, root);
+    if (block === root) continue;
+    const words = text(block);
+    if (words.length <= SHORT / 2 && !block.querySelector('p p, h1, h2, h3, h4')) block.remove();
+  }
+  for (const element of [...root.querySelectorAll('p, div, span')]) {
+    if (!element.parentNode || element.querySelector('p, div')) continue;
+    const words = text(element);
+    if (words && words.length <= SHORT / 2 && (BYLINE_TEXT.test(words) || DATE_LINE.test(words))) element.remove();
+  }
+}
+
+/**
+ * Lists of links: one pass from the leaves up counts each element's text and link text, then the
+ * outermost mostly-link blocks go.
+ */
+function removeLinkLists(root: DomElement): void {
+  const chars = new Map<DomNode, [all: number, linked: number]>();
+  const order: DomNode[] = [];
+  const stack: DomNode[] = [root];
+  while (stack.length) {
+    const node = stack.pop()!;
+    order.push(node);
+    if (node.nodeType === 1) for (const child of node.childNodes) stack.push(child);
+  }
+  for (let i = order.length - 1; i >= 0; i--) {
+    const node = order[i];
+    if (node.nodeType === 3) {
+      chars.set(node, [(node.textContent ?? '').replace(/\s+/g, ' ').trim().length, 0]);
+      continue;
+    }
+    if (node.nodeType !== 1) continue;
+    let all = 0;
+    let linked = 0;
+    for (const child of node.childNodes) {
+      const counts = chars.get(child);
+      if (counts) {
+        all += counts[0];
+        linked += counts[1];
+      }
+    }
+    chars.set(node, [all, node.nodeName === 'A' ? all : linked]);
+  }
+  const pending: DomElement[] = [root];
+  while (pending.length) {
+    const element = pending.pop()!;
+    for (const child of [...element.childNodes]) {
+      if (child.nodeType !== 1) continue;
+      if (isLinkList(child as DomElement, chars.get(child) ?? [0, 0])) {
+        removeTitleOf(child as DomElement);
+        (child as DomElement).remove();
+      } else pending.push(child as DomElement);
+    }
+  }
+}
+
+/** The heading of a removed list ("Related stories", "You may also like"), when it is short and right before it. */
+function removeTitleOf(list: DomElement): void {
+  const previous = (list as DomElement & { previousElementSibling?: DomElement | null }).previousElementSibling;
+  if (previous && /^(?:H[2-6]|P|DIV|SPAN|STRONG)$/.test(previous.nodeName) && !previous.querySelector('a, img') && text(previous).length <= 40) {
+    if (/^H[2-6]$/.test(previous.nodeName) || !/[.!?]$/.test(text(previous)) || /(?:\.\.\.|…)$/.test(text(previous))) previous.remove();
+  }
+}
+
+/**
+ * Menus, related stories and tag lists: a list whose text is mostly links in short items, or a
+ * short block mostly of links. A list of real items that each carry a link (release notes, a
+ * bibliography) has long items; tables (infoboxes) and single items stay.
+ */
+function isLinkList(element: DomElement, [all, linked]: [number, number]): boolean {
+  if (all === 0 || linked / all <= LINK_DENSITY) return false;
+  if (/^(?:UL|OL|DL)$/.test(element.nodeName)) {
+    const items = [...element.childNodes].filter((child) => /^(?:LI|DT|DD)$/.test(child.nodeName)).length;
+    return all / Math.max(1, items) <= SHORT_ITEM;
+  }
+  return LINK_BLOCKS.has(element.nodeName) && all <= SHORT * 2;
+}
+
+export function cleanArticle(root: DomElement): void {
+  removeCaptions(root);
+  removeBylines(root);
+  removeLinkLists(root);
+}
