@@ -102,7 +102,7 @@ export const facebookTranscript = platformTranscript({
 export const videoTranscript = defineOperation({
   name: 'video_transcript',
   title: 'Media file transcript',
-  description: `Transcript of a media file URL (mp4, webm, mp3, wav, m3u8 ...) by speech to text. Use it for links to audio or video files. ${COST_NOTE}`,
+  description: `Transcript of an audio or video file URL (mp4, mp3, m3u8 ...) by speech to text. ${COST_NOTE}`,
   http: { method: 'GET', path: '/v1/video/transcript' },
   input: transcriptInput,
   output: transcriptReply,

@@ -16,7 +16,7 @@ export const metadataOperation = defineOperation({
   name: 'metadata',
   title: 'Link metadata',
   description:
-    'Metadata of a video, post, web page or PDF/Word document in one shape: title, description, author, counts, thumbnails, date, tags, pages. Use it for facts about a link, not its text. 1 credit (plus rendering, see render).',
+    'Metadata of a video, post, page or PDF/Word file: title, author, counts, date, tags. Use it for facts about a link, not its text. 1 credit.',
   http: { method: 'GET', path: '/v1/metadata' },
   input: z.object({
     url: httpUrl.describe('The video, post or page URL'),

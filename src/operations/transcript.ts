@@ -24,7 +24,7 @@ export const transcriptOperation = defineOperation({
   name: 'transcript',
   title: 'Video transcript',
   description:
-    'Transcript of a video on YouTube, TikTok, Instagram, X, Facebook or a media file URL: timed segments, or text=true. Use it for any video link. 1 credit from captions, else 2 per started minute; model translation 30 per minute.',
+    'Transcript of a video on YouTube, TikTok, Instagram, X, Facebook or a media file URL: timed segments, or text=true. Use it for any video link. 1 credit from captions, else 2 per minute; translation by a model 30 per minute.',
   http: { method: 'GET', path: '/v1/transcript' },
   input: z.object({
     url: httpUrl,

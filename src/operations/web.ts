@@ -18,7 +18,7 @@ export const webScrape = defineOperation({
   name: 'web_scrape',
   title: 'Scrape a web page',
   description:
-    'Reads one web page, PDF or Word document as markdown (or text, HTML): the main content without navigation, plus title, metadata and links. Pages built by JavaScript are rendered in a browser. Use it to read an article, a page or a document. 1 credit (plus rendering).',
+    'Reads a web page, PDF or Word file as markdown (or text, HTML): main content, title, links; JavaScript pages rendered. Use it to read an article or document. 1 credit.',
   http: { method: 'GET', path: '/v1/web/scrape' },
   input: z.object({
     url: httpUrl.describe('The page URL'),
@@ -55,7 +55,7 @@ export const webMap = defineOperation({
   name: 'web_map',
   title: 'Map a website',
   description:
-    'Lists the URLs of a website from its sitemaps, then its links (rendering pages built by JavaScript). Use it to see what a site holds before reading pages. 1 credit (plus rendering).',
+    'Lists the URLs of a website (sitemaps, then links). Use it to see what a site holds before reading pages. 1 credit.',
   http: { method: 'GET', path: '/v1/web/map' },
   input: z.object({
     url: httpUrl.describe('Any URL of the site'),
@@ -66,6 +66,8 @@ export const webMap = defineOperation({
     noLinks: z.boolean().default(false).describe('Accepted; a map lists URLs only'),
   }),
   output: mapReply,
+  // The Supadata SDK sends these to map too; noLinks changes nothing there and lang little, so MCP does not list them.
+  restAliases: ['noLinks', 'lang'],
   groups: ['web'],
   plan: 'Free',
   // Each render is reserved when it happens (a map does not know in advance how many pages it reads).
@@ -110,7 +112,7 @@ export const webCrawl = defineOperation({
   name: 'web_crawl',
   title: 'Crawl a website',
   description:
-    'Reads many pages of one website (its sitemap, or by following links, PDF and Word links included), obeying robots.txt; pages built by JavaScript are rendered. Use it for a whole site; web_scrape for one page. A job. Pro plan; 1 credit per page (plus rendering).',
+    'Reads many pages of one website (sitemap or links, documents too), obeying robots.txt. Use it for a whole site; web_scrape for one page. A job. Pro plan; 1 credit a page.',
   http: { method: 'POST', path: '/v1/web/crawl' },
   input: crawlInput,
   output: crawlResult,

@@ -83,7 +83,7 @@ export const youtubeTranscriptOp = defineOperation({
   name: 'youtube_transcript',
   title: 'YouTube video transcript',
   description:
-    'Transcript of a YouTube video from its captions, else speech to text: timed segments, or text=true. 1 credit, else 2 per started minute; model translation 30 per minute.',
+    'Transcript of a YouTube video (captions, else speech to text): timed segments, or text=true. 1 credit, else 2 per minute.',
   http: { method: 'GET', path: '/v1/youtube/transcript', aliases: ['/v1/vidsite/transcript'] },
   input: z
     .object({
@@ -172,7 +172,7 @@ export const youtubeTranscriptBatch = defineOperation({
   name: 'youtube_transcript_batch',
   title: 'YouTube transcripts, batch',
   description:
-    'Transcripts of up to 50 YouTube videos, given as urls or the videos of a playlistId or channelId; one result per video, the transcript or an errorCode. Pro plan; 1 credit per transcript, failures free.',
+    'Transcripts of up to 50 YouTube videos (urls, or a playlistId or channelId), one result per video. Pro plan; 1 credit per transcript.',
   http: { method: 'POST', path: '/v1/youtube/transcript/batch', aliases: ['/v1/vidsite/transcript/batch'] },
   input: z
     .object({
@@ -220,7 +220,7 @@ export const youtubeTranscriptTranslate = defineOperation({
   name: 'youtube_transcript_translate',
   title: 'Translated YouTube transcript',
   description:
-    "A YouTube video's transcript translated into targetLang, by YouTube's caption translation or else a language model, keeping the timing. Pro plan; 30 credits per started minute.",
+    "A YouTube transcript translated into targetLang (YouTube's translation, else a model), timing kept. Pro plan; 30 credits per minute.",
   http: { method: 'POST', path: '/v1/youtube/transcript/translate', aliases: ['/v1/vidsite/transcript/translate'], alsoGet: true },
   input: z
     .object({
@@ -296,7 +296,7 @@ export const youtubeSearchOp = defineOperation({
   name: 'youtube_search',
   title: 'Search YouTube',
   description:
-    'Searches YouTube for videos, channels and playlists, with filters. Use it to find videos on a topic. To continue, pass the reply\'s nextPageToken as pageToken. 1 credit per 50 results.',
+    'Searches YouTube (videos, channels, playlists) with filters. To continue, pass nextPageToken as pageToken. 1 credit per 50 results.',
   http: { method: 'GET', path: '/v1/youtube/search', aliases: ['/v1/vidsite/search'] },
   input: z.object({
     query: z.string().min(1).max(500).describe('What to search for'),
@@ -425,7 +425,7 @@ export const youtubeVideoBatch = defineOperation({
   name: 'youtube_video_batch',
   title: 'YouTube videos, batch',
   description:
-    'Metadata of many YouTube videos: videoIds, or the latest of a playlistId or channelId. A job (the spec\'s /v1/vidsite path answers at once). Pro plan; 1 credit.',
+    'Metadata of many YouTube videos: videoIds, or the latest of a playlistId or channelId. A job. Pro plan; 1 credit.',
   // The spec's path answers with the results, as the spec gives it; the real-name path starts the SDK's job.
   http: { method: 'POST', path: '/v1/youtube/video/batch', inlineAliases: ['/v1/vidsite/video/batch'] },
   input: z.object(batchSource).superRefine(oneSource(['videoIds', 'playlistId', 'channelId'])),
@@ -461,7 +461,7 @@ export const youtubeVideoOp = defineOperation({
   name: 'youtube_video',
   title: 'YouTube video',
   description:
-    'Metadata of a YouTube video: title, description, duration, channel, tags, views, likes, caption languages. 1 credit.',
+    'Metadata of a YouTube video: title, duration, channel, views, likes, caption languages. 1 credit.',
   http: { method: 'GET', path: '/v1/youtube/video', aliases: ['/v1/vidsite/video'] },
   input: z.object({ id: z.string().min(1).max(2048).describe('The video id or URL') }),
   output: youtubeVideo,
