@@ -140,12 +140,31 @@ export class Renderer implements PageRenderer {
 
   /** One page for one call, in a context of its own (the prepared one; another is prepared behind it). */
   async render(url: string, options: RenderOptions = {}): Promise<RenderedPage> {
-    const session = new RenderSession(this, true);
-    try {
-      return await session.render(url, options);
-    } finally {
-      await session.close();
+    for (let attempt = 1; ; attempt++) {
+      const session = new RenderSession(this, true);
+      try {
+        return await session.render(url, options);
+      } catch (error) {
+        // The browser died under this page (killed, crashed) before Playwright reported it: start a
+        // new one and try the page once more.
+        if (attempt > 1 || this.closed || !(await this.forgetDeadBrowser(error))) throw error;
+      } finally {
+        await session.close();
+      }
     }
+  }
+
+  /** True (and the browser and its prepared context dropped) when `error` came from a browser that is gone. */
+  private async forgetDeadBrowser(error: unknown): Promise<boolean> {
+    const browser = await this.browser?.catch(() => undefined);
+    const gone = /has been closed|Target closed|browser has disconnected/i.test(String((error as Error)?.message ?? error)) || (browser !== undefined && !browser.isConnected());
+    if (!gone) return false;
+    this.browser = undefined;
+    const spare = this.spare;
+    this.spare = undefined;
+    void spare?.then((state) => state?.context.close().catch(() => undefined));
+    await browser?.close().catch(() => undefined);
+    return true;
   }
 
   async close(): Promise<void> {
