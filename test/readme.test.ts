@@ -61,6 +61,7 @@ Some ancient cultures promoted gleaning as an early form of a welfare system.</p
 </article></body></html>`;
 
 describe('the README commands, as written', () => {
+  let tmp: string;
   let dir: string;
   let dataDir: string;
   let site: http.Server;
@@ -69,7 +70,7 @@ describe('the README commands, as written', () => {
   const servers: ChildProcess[] = [];
 
   beforeAll(async () => {
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-readme-'));
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-readme-'));
     dataDir = path.join(tmp, 'data');
     if (CLONE) {
       dir = path.join(tmp, 'clone');
@@ -84,8 +85,9 @@ describe('the README commands, as written', () => {
   });
 
   afterAll(async () => {
-    for (const child of servers) stop(child);
+    for (const child of servers) await stopped(child);
     await new Promise((resolve) => site?.close(resolve));
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
   const env = (extra: Record<string, string> = {}) => ({
@@ -126,11 +128,18 @@ describe('the README commands, as written', () => {
     }
   }
 
+  /** Stops a serve line and waits until every process of its group (bash, npm, node) has gone. */
   async function stopped(child: ChildProcess) {
-    if (child.exitCode !== null) return;
-    const exit = new Promise((resolve) => child.once('exit', resolve));
     stop(child);
-    await exit;
+    const groupAlive = () => {
+      try {
+        process.kill(-child.pid!, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (const deadline = Date.now() + 20_000; groupAlive() && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 100));
   }
 
   it('has commands, and every one the test leaves out says why', () => {
