@@ -98,7 +98,7 @@ Commands:
 ${lines.join('\n')}
 
   gleaner --version   prints the version
-${PLANS_LINE} Configuration: environment variables (see README).`;
+${PLANS_LINE} Configuration: environment variables (see docs/configuration.md).`;
 }
 
 function version(): string {

@@ -1,6 +1,6 @@
 /**
  * The embedded SQLite file, through node-sqlite3-wasm: SQLite compiled to WebAssembly with a VFS on
- * Node's fs, so there is no native module to build or ship (see the README's store section).
+ * Node's fs, so there is no native module to build or ship (see docs/architecture.md, "The store").
  *
  * Every access runs as a synchronous closure inside a database transaction. Closures queued in the
  * same turn of the event loop share one `BEGIN IMMEDIATE … COMMIT` (a group commit): one lock and one
