@@ -193,3 +193,29 @@ describe("the video batch: the spec's reply on the spec's path, the SDK's job on
     checker.check('POST', '/v1/youtube/video/batch', 202, sdkShape.body);
   });
 });
+
+describe('the transcript batch: the spec takes urls and answers at once; the SDK\'s videoIds, playlistId, channelId run as a job', () => {
+  it('urls answer 200 with results and creditsUsed on both paths; videoIds answer 202 with a job on both paths, read at either batch path', async () => {
+    const checker = replyChecker(server.app.operations);
+    for (const path of ['/v1/vidsite/transcript/batch', '/v1/youtube/transcript/batch']) {
+      const now = await server.request('POST', path, { apiKey: key, body: { urls: ['https://www.youtube.com/watch?v=GJLlxj_dtq8'], lang: 'en' } });
+      expect(now.status).toBe(200);
+      expect(now.body.results[0]).toMatchObject({ videoId: 'GJLlxj_dtq8', transcript: { lang: 'en' } });
+      expect(now.body.creditsUsed).toBe(1);
+      checker.check('POST', path, 200, now.body);
+
+      const started = await server.request('POST', path, { apiKey: key, body: { videoIds: ['GJLlxj_dtq8'], lang: 'en' } });
+      expect(started.status).toBe(202);
+      expect(started.body.jobId).toMatch(/^job_/);
+      checker.check('POST', path, 202, started.body);
+      const me = (await server.request('GET', '/v1/me', { apiKey: key })).body;
+      await server.app.services.jobs.waitFor(started.body.jobId, me.id, 30_000);
+      for (const results of ['/v1/vidsite/batch', '/v1/youtube/batch']) {
+        const read = await server.request('GET', `${results}/${started.body.jobId}`, { apiKey: key });
+        expect(read.status).toBe(200);
+        expect(read.body).toMatchObject({ status: 'completed', stats: { total: 1, succeeded: 1, failed: 0 } });
+        expect(read.body.results[0]).toMatchObject({ videoId: 'GJLlxj_dtq8', transcript: { lang: 'en' } });
+      }
+    }
+  });
+});

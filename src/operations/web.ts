@@ -66,7 +66,9 @@ export const webMap = defineOperation({
     noLinks: z.boolean().default(false).describe('Accepted; a map lists URLs only'),
   }),
   output: mapReply,
-  // The Supadata SDK sends these to map too; noLinks changes nothing there and lang little, so MCP does not list them.
+  // Supadata's API names these for map as for scrape, so REST takes them. The SDK cannot send them
+  // (@supadata/js 1.4.0's web.map(url) and web.scrape(url) send only { url }). noLinks changes
+  // nothing on a map and lang little, so MCP does not list them.
   restAliases: ['noLinks', 'lang'],
   groups: ['web'],
   plan: 'Free',

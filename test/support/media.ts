@@ -253,22 +253,72 @@ export async function startSttServer(): Promise<SttServer> {
   return state;
 }
 
+/** The font the slides are drawn in: Debian's fonts-dejavu-core (.ci/run installs it beside ffmpeg). */
+export const SLIDE_FONT = '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf';
+const SLIDE_SIZE = '320x240';
+
+function slideFont(): string {
+  if (!fs.existsSync(SLIDE_FONT)) throw new Error(`The slides are drawn in ${SLIDE_FONT}: install fonts-dejavu-core (apt-get install fonts-dejavu-core).`);
+  return SLIDE_FONT;
+}
+
+/** ffmpeg's drawtext filter writing `word` (capital letters only) in the middle of a slide. */
+function drawWord(word: string, colour = 'white'): string {
+  if (!/^[A-Z]+$/.test(word)) throw new Error(`A slide word is capital letters only: ${word}`);
+  return `drawtext=fontfile=${slideFont()}:text=${word}:fontsize=56:fontcolor=${colour}:x=(w-text_w)/2:y=(h-text_h)/2`;
+}
+
 /**
- * A silent slideshow: one plain colour after another (`seconds` each), no sound track. Each
- * slide holds a fact only its frames carry: its colour.
+ * A silent slideshow: one word after another (`seconds` each), no sound track. Each slide holds a
+ * fact only its frames carry: the word it shows. Slides alternate white on black and black on
+ * white, so each change of slide is a scene change (a new word alone changes too few pixels).
  */
-export function makeSlideshow(file: string, colours: string[], seconds: number): string {
-  const inputs = colours.flatMap((colour) => ['-f', 'lavfi', '-i', `color=c=${colour}:s=320x240:r=10:d=${seconds}`]);
-  const concat = `${colours.map((_, i) => `[${i}:v]`).join('')}concat=n=${colours.length}:v=1:a=0[v]`;
-  execFileSync('ffmpeg', ['-v', 'error', '-y', ...inputs, '-filter_complex', concat, '-map', '[v]', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+export function makeSlideshow(file: string, words: string[], seconds: number): string {
+  const [ink, paper] = [(i: number) => (i % 2 ? 'black' : 'white'), (i: number) => (i % 2 ? 'white' : 'black')];
+  const inputs = words.flatMap((_, i) => ['-f', 'lavfi', '-i', `color=c=${paper(i)}:s=${SLIDE_SIZE}:r=10:d=${seconds}`]);
+  const slides = words.map((word, i) => `[${i}:v]${drawWord(word, ink(i))}[s${i}]`).join(';');
+  const concat = `${words.map((_, i) => `[s${i}]`).join('')}concat=n=${words.length}:v=1:a=0[v]`;
+  execFileSync('ffmpeg', ['-v', 'error', '-y', ...inputs, '-filter_complex', `${slides};${concat}`, '-map', '[v]', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', file], { stdio: ['ignore', 'ignore', 'pipe'] });
   return file;
 }
 
-/** The name of a picture's dominant colour among a few plain ones (what a test "vision model" reads). */
-export function colourOf(jpeg: Buffer): string {
-  const rgb = execFileSync('ffmpeg', ['-v', 'error', '-f', 'image2pipe', '-i', 'pipe:0', '-vf', 'scale=1:1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], { input: jpeg });
-  const [r, g, b] = [rgb[0], rgb[1], rgb[2]];
-  const names: Array<[string, number[]]> = [['red', [255, 0, 0]], ['green', [0, 128, 0]], ['blue', [0, 0, 255]], ['yellow', [255, 255, 0]], ['navy', [0, 0, 128]], ['white', [255, 255, 255]], ['black', [0, 0, 0]]];
-  const distance = (c: number[]) => (c[0] - r) ** 2 + (c[1] - g) ** 2 + (c[2] - b) ** 2;
-  return names.sort((x, y) => distance(x[1]) - distance(y[1]))[0][0];
+/** Pictures are compared as grey levels at this size, whatever size they arrive in. */
+const COMPARE = { width: 160, height: 120 };
+
+/**
+ * A picture (JPEG, PNG: any still ffmpeg reads) as grey levels at the comparison size, light on
+ * dark: a mostly light picture (dark ink on light paper) is inverted.
+ */
+function greys(picture: Buffer): Buffer {
+  const pixels = execFileSync('ffmpeg', ['-v', 'error', '-f', 'image2pipe', '-i', 'pipe:0', '-vf', `scale=${COMPARE.width}:${COMPARE.height},format=gray`, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'], { input: picture, maxBuffer: 1 << 24 });
+  const mean = pixels.reduce((sum, level) => sum + level, 0) / pixels.length;
+  return mean > 127 ? Buffer.from(pixels.map((level) => 255 - level)) : pixels;
+}
+
+/** A white-on-black slide as makeSlideshow draws it (with no word: the bare background), as grey levels at the comparison size. */
+function referenceSlide(word?: string): Buffer {
+  const filter = `${word ? `${drawWord(word)},` : ''}scale=${COMPARE.width}:${COMPARE.height},format=gray`;
+  return execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', `color=c=black:s=${SLIDE_SIZE}:d=1`, '-vf', filter, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'], { maxBuffer: 1 << 24 });
+}
+
+function meanDifference(a: Buffer, b: Buffer): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += Math.abs(a[i] - b[i]);
+  return sum / a.length;
+}
+
+/**
+ * What a test "vision model" reads: the word a picture shows, among `vocabulary`, found by comparing
+ * the picture pixel by pixel with a render of each candidate word drawn as the slides are (and of
+ * the bare background). The word whose render is nearest wins; undefined when the picture is
+ * nearer the bare background than to any word's render (it shows none of them).
+ */
+export function wordReader(vocabulary: string[]): (picture: Buffer) => string | undefined {
+  const references = vocabulary.map((word) => ({ word, pixels: referenceSlide(word) }));
+  const background = referenceSlide();
+  return (picture) => {
+    const seen = greys(picture);
+    const ranked = references.map((r) => ({ word: r.word, distance: meanDifference(seen, r.pixels) })).sort((x, y) => x.distance - y.distance);
+    return ranked[0] && ranked[0].distance < meanDifference(seen, background) ? ranked[0].word : undefined;
+  };
 }
