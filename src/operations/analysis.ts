@@ -7,7 +7,7 @@ import { GleanerError, isGleanerError } from '../errors.js';
 import { analyzeVideo } from '../ai/analyze.js';
 import { schemaProblem } from '../ai/json-schema.js';
 import { requireChatModel } from './models.js';
-import type { Metadata, TranscriptResponse } from '../platforms/types.js';
+import type { Metadata, TranscriptResponse } from '../model/content.js';
 import { analysisResult } from './outputs.js';
 
 const input = z

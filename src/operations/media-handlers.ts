@@ -4,7 +4,7 @@
  */
 import type { TranscriptOptions, UrlHandler } from './url-handlers.js';
 import type { OperationContext } from './define.js';
-import type { Metadata, TranscriptResponse, TranscriptSegment } from '../platforms/types.js';
+import type { Metadata, TranscriptResponse, TranscriptSegment } from '../model/content.js';
 import type { CaptionTrack, PlatformPost } from '../platforms/post.js';
 import { GleanerError } from '../errors.js';
 import { directMediaMetadata, looksLikeMediaFile } from '../media/direct.js';

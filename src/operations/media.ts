@@ -9,7 +9,7 @@ import { handlerFor, type UrlHandler } from './url-handlers.js';
 import { GleanerError } from '../errors.js';
 import { transcriptCredits, CAPTION_CREDITS } from '../media/credits.js';
 import { assertCanTranscribe, transcribeMedia } from '../media/pipeline.js';
-import type { TranscriptResponse } from '../platforms/types.js';
+import type { TranscriptResponse } from '../model/content.js';
 import { transcriptReply } from './outputs.js';
 
 const transcriptInput = z.object({

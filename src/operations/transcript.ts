@@ -7,7 +7,7 @@ import { httpUrl, languageCode } from './inputs.js';
 import { defineOperation } from './define.js';
 import { GleanerError, isGleanerError } from '../errors.js';
 import { handlerFor, URL_HANDLERS, type TranscriptOptions, type UrlHandler } from './url-handlers.js';
-import type { TranscriptResponse, TranscriptSegment } from '../platforms/types.js';
+import type { TranscriptResponse, TranscriptSegment } from '../model/content.js';
 import { transcriptCredits } from '../media/credits.js';
 import { translateSegments } from '../ai/translate.js';
 import { chatModelFor } from './models.js';

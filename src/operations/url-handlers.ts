@@ -2,7 +2,7 @@
  * Which platform serves a URL. The cross-platform operations (`metadata`, `transcript`) walk this
  * list in order and use the first handler that matches; web pages are the metadata fallback.
  */
-import type { Metadata, TranscriptResponse } from '../platforms/types.js';
+import type { Metadata, TranscriptResponse } from '../model/content.js';
 import type { OperationContext } from './define.js';
 import type { MediaSource } from '../media/pipeline.js';
 import { youtubeUrlHandler } from './youtube-handler.js';

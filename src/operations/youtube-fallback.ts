@@ -6,7 +6,7 @@
  */
 import type { OperationContext } from './define.js';
 import type { TranscriptFallback } from '../platforms/youtube/transcript.js';
-import type { TranscriptSegment } from '../platforms/types.js';
+import type { TranscriptSegment } from '../model/content.js';
 import { transcribeMedia } from '../media/pipeline.js';
 
 export function youtubeSpeechFallback(ctx: OperationContext): TranscriptFallback | undefined {

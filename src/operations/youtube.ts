@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { languageCode } from './inputs.js';
 import { defineOperation, type OperationContext } from './define.js';
 import { GleanerError, isGleanerError, toGleanerError } from '../errors.js';
-import type { TranscriptResponse } from '../platforms/types.js';
+import type { TranscriptResponse } from '../model/content.js';
 import { parseVideoRef } from '../platforms/youtube/ids.js';
 import { renderTranscript, youtubeTranscript, type SegmentTranslator, type TranscriptFallback } from '../platforms/youtube/transcript.js';
 import { translateSegments } from '../ai/translate.js';
