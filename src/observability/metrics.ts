@@ -61,4 +61,3 @@ export function upstreamStatusLabel(status: number): string {
   if (KNOWN_STATUSES.has(status)) return String(status);
   return status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : 'other';
 }
-
