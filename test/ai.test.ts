@@ -4,7 +4,7 @@ import { openAiChatModel } from '../src/ai/openai-chat.js';
 import { analyzeVideo } from '../src/ai/analyze.js';
 import { schemaProblem } from '../src/ai/json-schema.js';
 import { HttpClient } from '../src/net/http.js';
-import type { TranscriptResponse } from '../src/platforms/types.js';
+import type { TranscriptResponse } from '../src/model/content.js';
 
 let chat: ChatServer;
 beforeAll(async () => {

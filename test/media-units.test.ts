@@ -1,7 +1,7 @@
-/** Media and platform units: which handler owns a URL, caption bodies, HLS playlists, track choice, language codes, counts. */
+/** Media and platform units: which source owns a URL, caption bodies, HLS playlists, track choice, language codes, counts. */
 import { describe, expect, it } from 'vitest';
-import { handlerFor } from '../src/operations/url-handlers.js';
-import { chooseTrack } from '../src/operations/media-handlers.js';
+import { sourceFor } from '../src/sources/registry.js';
+import { chooseTrack } from '../src/sources/social.js';
 import { parseCaptions } from '../src/platforms/captions.js';
 import { parseHlsPlaylist } from '../src/media/hls.js';
 import { languageCode } from '../src/ai/language.js';
@@ -9,7 +9,7 @@ import { parseCount } from '../src/platforms/browser.js';
 import { aiTranscriptCredits, durationMinutes } from '../src/media/credits.js';
 import type { CaptionTrack } from '../src/platforms/post.js';
 
-describe('URL routing: each platform URL reaches its handler', () => {
+describe('URL routing: each platform URL reaches its source', () => {
   const cases: Array<[string, string | undefined]> = [
     ['https://www.tiktok.com/@illojuan/video/7571863205253778710', 'tiktok'],
     ['https://www.tiktok.com/@illojuan/video/7571863205253778710?is_from_webapp=1&sender_device=pc', 'tiktok'],
@@ -45,8 +45,8 @@ describe('URL routing: each platform URL reaches its handler', () => {
     ['https://example.com/video-about-mp4s', undefined],
   ];
   for (const [url, platform] of cases) {
-    it(`${url} -> ${platform ?? 'no handler (a web page)'}`, () => {
-      expect(handlerFor(new URL(url))?.platform).toBe(platform);
+    it(`${url} -> ${platform ?? 'no source (a web page)'}`, () => {
+      expect(sourceFor(new URL(url))?.platform).toBe(platform);
     });
   }
 });

@@ -7,7 +7,7 @@
 import { clock, ImagesRefused, type ChatImage, type ChatModel } from './chat.js';
 import { compileSchema, describeValidationErrors } from './json-schema.js';
 import { GleanerError } from '../errors.js';
-import type { Metadata, TranscriptResponse } from '../platforms/types.js';
+import type { Metadata, TranscriptResponse } from '../model/content.js';
 
 export interface AnalysisRequest {
   prompt?: string;

@@ -4,7 +4,7 @@
  */
 import type { ChatModel } from './chat.js';
 import { GleanerError } from '../errors.js';
-import type { TranscriptSegment } from '../platforms/types.js';
+import type { TranscriptSegment } from '../model/content.js';
 
 const BATCH = 40;
 

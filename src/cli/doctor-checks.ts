@@ -12,7 +12,7 @@ import { GleanerError, toGleanerError } from '../errors.js';
 import type { App } from '../app.js';
 import type { AccountRecord } from '../accounts/accounts.js';
 import type { OperationContext } from '../operations/define.js';
-import { handlerFor } from '../operations/url-handlers.js';
+import { sourceFor } from '../sources/registry.js';
 import { openStore } from '../store/store.js';
 
 /** `warn`: works, but needs the operator's attention soon (an old platform profile). */
@@ -101,23 +101,23 @@ export async function probeUrl(app: App, text: string): Promise<Check[]> {
   } catch {
     return [{ name: 'metadata', platform: '-', status: 'failed', detail: `"${text}" is not a URL.`, url: text }];
   }
-  const handler = handlerFor(url);
-  if (!handler) {
+  const source = sourceFor(url);
+  if (!source) {
     return [{ name: 'metadata', platform: 'web', status: 'failed', detail: 'No video platform handles this URL: the doctor probes YouTube, TikTok, Instagram, X, Facebook and media files.', url: text }];
   }
-  const check = (name: string, status: CheckStatus, detail: string): Check => ({ name, platform: handler.platform, status, detail: oneLine(detail), url: text });
+  const check = (name: string, status: CheckStatus, detail: string): Check => ({ name, platform: source.platform, status, detail: oneLine(detail), url: text });
   const ctx = probeContext(app, AbortSignal.timeout(PROBE_TIMEOUT_MS));
   const checks: Check[] = [];
   try {
-    const metadata = await handler.metadata!(url, ctx);
+    const metadata = await source.metadata!(url, ctx);
     checks.push(check('metadata', 'ok', `"${metadata.title ?? metadata.id ?? url.href}"${metadata.author?.name ? ` by ${metadata.author.name}` : ''}`));
   } catch (error) {
     const { status, detail } = classify(error);
     return [check('metadata', status, detail), check('transcript', 'skipped', 'Not tried: the metadata check did not pass.')];
   }
-  if (!handler.transcript) return [...checks, check('transcript', 'skipped', `${handler.platform} has no transcripts.`)];
+  if (!source.transcript) return [...checks, check('transcript', 'skipped', `${source.platform} has no transcripts.`)];
   try {
-    const transcript = await handler.transcript(url, { timestamps: false, text: true }, ctx);
+    const transcript = await source.transcript(url, { timestamps: false, text: true }, ctx);
     const chars = typeof transcript.content === 'string' ? transcript.content.length : transcript.content.length;
     checks.push(check('transcript', 'ok', `captions in "${transcript.lang}", ${chars} characters${transcript.availableLangs ? ` (${transcript.availableLangs.length} languages offered)` : ''}`));
   } catch (error) {

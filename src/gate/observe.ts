@@ -5,7 +5,8 @@
 import type { Logger } from '../log.js';
 import type { GleanerError } from '../errors.js';
 import type { JobRecord } from '../jobs/jobs.js';
-import { creditsChargedTotal, jobDurationSeconds, jobsTotal, platformOf, upstreamFailuresTotal } from '../observability/metrics.js';
+import { creditsChargedTotal, jobDurationSeconds, jobsTotal, upstreamFailuresTotal } from '../observability/metrics.js';
+import { PLATFORMS, platformOfHost } from '../net/egress.js';
 
 export function recordCharge(operation: string, credits: number): void {
   if (credits > 0) creditsChargedTotal.inc({ operation }, credits);
@@ -26,4 +27,16 @@ export function recordJobEnd(log: Logger, job: JobRecord, status: 'completed' | 
   jobsTotal.inc({ operation: job.operation, status });
   jobDurationSeconds.observe({ operation: job.operation, status }, seconds);
   log.info({ jobId: job.jobId, operation: job.operation, accountId: job.ownerId, status, ms: Math.round(seconds * 1000), ...(error ? { code: error.code } : {}) }, 'job finished');
+}
+
+/** The platform an operation worked on: from the URL it was given, else from its name. */
+function platformOf(operation: string, input: unknown): string {
+  const url = input && typeof input === 'object' ? (input as Record<string, unknown>).url : undefined;
+  if (typeof url === 'string' && URL.canParse(url)) {
+    const platform = platformOfHost(new URL(url).hostname);
+    if (platform) return platform;
+  }
+  const prefix = operation.split('_')[0];
+  // Any other site (a page, a media file) is the open web.
+  return (PLATFORMS as readonly string[]).includes(prefix) ? prefix : 'web';
 }

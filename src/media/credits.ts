@@ -1,6 +1,7 @@
 /**
- * Credits of a transcript: 1 for native captions, 2 per started minute of media for AI ones.
- * The pipeline reserves with the same function the operations settle with, so the two agree.
+ * The prices of transcripts, in one place: 1 credit for native captions, 2 per started minute of
+ * media for AI ones, 30 per started minute for a translation by a language model. The pipeline
+ * reserves with the same functions the operations settle with, so the two agree.
  */
 export const CAPTION_CREDITS = 1;
 
@@ -13,6 +14,13 @@ export function aiTranscriptCredits(minutes: number): number {
   return 2 * Math.max(1, Math.ceil(minutes));
 }
 
-export function transcriptCredits(result: { aiGenerated: boolean; durationMinutes: number }): number {
-  return result.aiGenerated ? aiTranscriptCredits(result.durationMinutes) : CAPTION_CREDITS;
+/** A transcript translated by a language model: 30 credits per started minute, as the translate operation costs. */
+export function aiTranslationCredits(minutes: number): number {
+  return 30 * Math.max(1, Math.ceil(minutes));
+}
+
+/** A transcript's price, with its AI translation where a language model translated it. */
+export function transcriptCredits(result: { aiGenerated: boolean; durationMinutes: number; translatedBy?: string }): number {
+  const transcript = result.aiGenerated ? aiTranscriptCredits(result.durationMinutes) : CAPTION_CREDITS;
+  return transcript + (result.translatedBy === 'ai' ? aiTranslationCredits(result.durationMinutes) : 0);
 }

@@ -5,7 +5,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { GleanerError } from '../errors.js';
-import type { Metadata } from '../platforms/types.js';
+import type { Metadata } from '../model/content.js';
 import { downloadMedia } from './download.js';
 import { assertMediaTools, probeMedia } from './tools.js';
 import { makeWorkDir, mediaTools, type MediaContext } from './pipeline.js';

@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import type { HttpClient, StreamResponse } from '../net/http.js';
 import { GleanerError } from '../errors.js';
 import { parseHlsPlaylist, type HlsMediaPlaylist } from './hls.js';
-import { looksLikeDash, parseDashManifest } from './dash.js';
+import { looksLikeDash, parseDashManifest } from '../platforms/dash.js';
 
 export interface DownloadOptions {
   maxBytes: number;

@@ -11,7 +11,7 @@ import type { SpeechToText, SpeechTranscript } from '../ai/stt.js';
 import { STT_NOT_CONFIGURED } from '../ai/stt.js';
 import { languageCode } from '../ai/language.js';
 import { GleanerError } from '../errors.js';
-import type { TranscriptResponse, TranscriptSegment } from '../platforms/types.js';
+import type { TranscriptResponse, TranscriptSegment } from '../model/content.js';
 import { aiTranscriptCredits, CAPTION_CREDITS, durationMinutes } from './credits.js';
 import { downloadMedia } from './download.js';
 import { assertMediaTools, ffmpeg, LOCAL_INPUT, probeMedia, progressSeconds, type MediaTools } from './tools.js';

@@ -1,5 +1,5 @@
 /** The caller's shape options applied to any transcript: timestamps off, or one plain string. */
-import type { TranscriptResponse, TranscriptSegment } from '../platforms/types.js';
+import type { TranscriptResponse, TranscriptSegment } from '../model/content.js';
 
 export function finishTranscript(
   transcript: TranscriptResponse & { content: TranscriptSegment[] },

@@ -1,10 +1,9 @@
 /**
- * The process's Prometheus metrics (prom-client). This sits below every other layer so the gate,
+ * The process's Prometheus metrics (prom-client). This sits below every other layer (it imports nothing of the project) so the gate,
  * the jobs and the surfaces can all record into it without importing one another. One registry
  * per process: metric names are registered once, however many apps a test builds.
  */
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { PLATFORMS, platformOfHost } from '../net/egress.js';
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry, prefix: 'gleaner_' });
@@ -61,16 +60,4 @@ const KNOWN_STATUSES = new Set([200, 201, 202, 204, 206, 301, 302, 303, 304, 307
 export function upstreamStatusLabel(status: number): string {
   if (KNOWN_STATUSES.has(status)) return String(status);
   return status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : 'other';
-}
-
-/** The platform an operation worked on: from the URL it was given, else from its name. */
-export function platformOf(operation: string, input: unknown): string {
-  const url = input && typeof input === 'object' ? (input as Record<string, unknown>).url : undefined;
-  if (typeof url === 'string' && URL.canParse(url)) {
-    const platform = platformOfHost(new URL(url).hostname);
-    if (platform) return platform;
-  }
-  const prefix = operation.split('_')[0];
-  // Any other site (a page, a media file) is the open web.
-  return (PLATFORMS as readonly string[]).includes(prefix) ? prefix : 'web';
 }

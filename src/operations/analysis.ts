@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { httpUrl } from './inputs.js';
 import { defineOperation, type OperationContext } from './define.js';
-import { handlerFor, URL_HANDLERS, type UrlHandler } from './url-handlers.js';
+import { sourceFor, SOURCES } from '../sources/registry.js';
+import type { Source } from '../sources/contract.js';
 import { videoFrames, type Frame } from '../media/frames.js';
 import { GleanerError, isGleanerError } from '../errors.js';
 import { analyzeVideo } from '../ai/analyze.js';
 import { schemaProblem } from '../ai/json-schema.js';
-import { requireChatModel } from './models.js';
-import type { Metadata, TranscriptResponse } from '../platforms/types.js';
+import { requireChatModel } from '../ai/model-choice.js';
+import type { Metadata, TranscriptResponse } from '../model/content.js';
 import { analysisResult } from './outputs.js';
 
 const input = z
@@ -43,15 +44,15 @@ export const videoAnalysis = defineOperation({
   kind: 'job',
   openWorld: true,
   async check(value, ctx) {
-    if (!handlerFor(new URL(value.url))) {
-      throw new GleanerError('UNSUPPORTED_URL', `No supported platform for ${value.url}. Supported: ${URL_HANDLERS.map((h) => h.platform).join(', ')}.`);
+    if (!sourceFor(new URL(value.url))) {
+      throw new GleanerError('UNSUPPORTED_URL', `No supported platform for ${value.url}. Supported: ${SOURCES.map((s) => s.platform).join(', ')}.`);
     }
     requireChatModel(ctx, 'video analysis');
   },
   async run(value, ctx) {
     const model = requireChatModel(ctx, 'this analysis (the MCP session that lent its model may have closed, or the server restarted)');
     const url = new URL(value.url);
-    const handler = handlerFor(url)!;
+    const source = sourceFor(url)!;
     let extraCredits = 0;
     const counted: OperationContext = {
       ...ctx,
@@ -63,17 +64,17 @@ export const videoAnalysis = defineOperation({
     ctx.progress(0, 4, 'reading metadata');
     const notes: string[] = [];
     // Metadata only adds context: the analysis goes on without it, and says so.
-    const metadata: Metadata | null = handler.metadata
-      ? await handler.metadata(url, counted).catch((error: unknown) => {
+    const metadata: Metadata | null = source.metadata
+      ? await source.metadata(url, counted).catch((error: unknown) => {
           if (!isGleanerError(error)) throw error;
           notes.push(`The video's metadata could not be read (${error.code}); the analysis used the transcript only.`);
           return null;
         })
       : null;
     ctx.progress(1, 4, 'reading the transcript');
-    const transcript: TranscriptResponse | null = handler.transcript ? await handler.transcript(url, { timestamps: true }, counted).catch(soft) : null;
+    const transcript: TranscriptResponse | null = source.transcript ? await source.transcript(url, { timestamps: true }, counted).catch(soft) : null;
     ctx.progress(2, 4, 'sampling frames');
-    const frames = await framesOf(handler, url, counted, notes);
+    const frames = await framesOf(source, url, counted, notes);
     if (!metadata && !transcript && frames.length === 0) throw new GleanerError('TRANSCRIPT_UNAVAILABLE', `Neither frames, a transcript nor metadata could be read for ${value.url}.`);
     ctx.progress(3, 4, `asking ${model.name}`);
     const analysis = await analyzeVideo(model, {
@@ -92,11 +93,11 @@ export const videoAnalysis = defineOperation({
 });
 
 /** The video's frames, or none with a note saying why (the analysis goes on from the rest). */
-async function framesOf(handler: UrlHandler, url: URL, ctx: OperationContext, notes: string[]): Promise<Frame[]> {
+async function framesOf(source: Source, url: URL, ctx: OperationContext, notes: string[]): Promise<Frame[]> {
   const max = ctx.services.config.GLEANER_ANALYSIS_MAX_FRAMES;
-  if (max === 0 || !handler.videoMedia) return [];
+  if (max === 0 || !source.videoMedia) return [];
   try {
-    const media = await handler.videoMedia(url, ctx);
+    const media = await source.videoMedia(url, ctx);
     const frames = media ? await videoFrames(media, ctx, max) : [];
     if (frames.length === 0) notes.push('The video gave no pictures to look at (no video stream, or an audio-only file): the analysis used the transcript and metadata.');
     return frames;

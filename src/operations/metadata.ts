@@ -1,12 +1,12 @@
 /**
- * `metadata`: one Metadata shape for any URL. The first URL handler that owns the URL (YouTube,
- * TikTok, ...; see url-handlers.ts) answers; any other URL is read as a web page.
+ * `metadata`: one Metadata shape for any URL. The first source that owns the URL (YouTube,
+ * TikTok, ...; see sources/registry.ts) answers; any other URL is read as a web page.
  */
 import { z } from 'zod';
 import { httpUrl, renderMode, waitForInput } from './inputs.js';
 import { assertRenderable, pagePrice, renderChoice, renderPrice } from './render.js';
 import { defineOperation } from './define.js';
-import { handlerFor } from './url-handlers.js';
+import { sourceFor } from '../sources/registry.js';
 import { readWebPageMetadata } from '../web/fetch-metadata.js';
 import { metadataReply } from '../platforms/metadata-reply.js';
 import { metadataReplySchema } from './outputs.js';
@@ -31,12 +31,12 @@ export const metadataOperation = defineOperation({
   readOnly: true,
   openWorld: true,
   async check(input, ctx) {
-    if (!handlerFor(new URL(input.url))?.metadata) assertRenderable(input, ctx);
+    if (!sourceFor(new URL(input.url))?.metadata) assertRenderable(input, ctx);
   },
   async run(input, ctx) {
     const url = new URL(input.url);
-    const handler = handlerFor(url);
-    if (handler?.metadata) return metadataReply(await handler.metadata(url, ctx));
+    const source = sourceFor(url);
+    if (source?.metadata) return metadataReply(await source.metadata(url, ctx));
     // Platforms read their own data; only a web page is ever rendered.
     const page = await readWebPageMetadata(ctx.services.http, input.url, ctx.signal, renderChoice(input, ctx), documentSettings(ctx.services.config));
     return { ...metadataReply(page.metadata), rendered: page.rendered, ...(page.warnings.length ? { warnings: page.warnings } : {}) };

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
-import { metadata, transcriptResponse } from '../platforms/types.js';
+import { metadata, transcriptResponse } from '../model/content.js';
 
 const text = z.string().nullable();
 const count = z.number().nullable();

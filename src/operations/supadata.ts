@@ -8,7 +8,7 @@ import { defineOperation, type OperationContext } from './define.js';
 import { GleanerError } from '../errors.js';
 import type { JobRecord } from '../jobs/jobs.js';
 import { crawlResult, transcriptBatchReply, videoBatchReply, youtubeVideo } from './outputs.js';
-import { transcriptResponse } from '../platforms/types.js';
+import { transcriptResponse } from '../model/content.js';
 import { FREE_LOOKUP, jobIdInput } from './lookups.js';
 
 

@@ -3,9 +3,10 @@ import type { AnyOperation } from './define.js';
 import { account, jobStatus } from './account.js';
 import { webCrawl, webMap, webScrape } from './web.js';
 import { metadataOperation } from './metadata.js';
-import { facebookTranscript, instagramTranscript, tiktokTranscript, videoTranscript, xTranscript } from './media.js';
+import { facebookTranscript, instagramTranscript, tiktokTranscript, videoTranscript, xTranscript } from './platform-transcripts.js';
 import { transcriptOperation } from './transcript.js';
-import { YOUTUBE_OPERATIONS } from './youtube.js';
+import { YOUTUBE_TRANSCRIPT_OPERATIONS } from './youtube-transcripts.js';
+import { YOUTUBE_LISTING_OPERATIONS } from './youtube-listings.js';
 import { videoAnalysis } from './analysis.js';
 import { jobCancel, jobList } from './jobs.js';
 import { SUPADATA_VIEWS } from './supadata.js';
@@ -20,7 +21,8 @@ export const OPERATIONS: AnyOperation[] = [
   webMap,
   webCrawl,
   transcriptOperation,
-  ...YOUTUBE_OPERATIONS,
+  ...YOUTUBE_TRANSCRIPT_OPERATIONS,
+  ...YOUTUBE_LISTING_OPERATIONS,
   tiktokTranscript,
   instagramTranscript,
   xTranscript,

@@ -1,24 +1,20 @@
 /**
- * `transcript`: one entry point for every platform. The first URL handler that owns the URL and
+ * `transcript`: one entry point for every platform. The first source that owns the URL and
  * can transcribe answers; any other URL is UNSUPPORTED_URL, naming the platforms that are.
  */
 import { z } from 'zod';
 import { httpUrl, languageCode } from './inputs.js';
 import { defineOperation } from './define.js';
 import { GleanerError, isGleanerError } from '../errors.js';
-import { handlerFor, URL_HANDLERS, type TranscriptOptions, type UrlHandler } from './url-handlers.js';
-import type { TranscriptResponse, TranscriptSegment } from '../platforms/types.js';
-import { transcriptCredits } from '../media/credits.js';
+import { sourceFor, SOURCES } from '../sources/registry.js';
+import type { Source, TranscriptOptions } from '../sources/contract.js';
+import type { TranscriptResponse, TranscriptSegment } from '../model/content.js';
+import { aiTranslationCredits, transcriptCredits } from '../media/credits.js';
 import { translateSegments } from '../ai/translate.js';
-import { chatModelFor } from './models.js';
+import { chatModelFor } from '../ai/model-choice.js';
 import { JobHandoff, type OperationContext } from './define.js';
 import { transcriptReply } from './outputs.js';
 import { chunked } from '../media/segments.js';
-
-/** AI translation costs what the translate operation costs: 30 credits per started minute. */
-const AI_TRANSLATION_CREDITS_PER_MINUTE = 30;
-export const aiTranslationCredits = (minutes: number) => AI_TRANSLATION_CREDITS_PER_MINUTE * Math.max(1, Math.ceil(minutes));
-
 
 export const transcriptOperation = defineOperation({
   name: 'transcript',
@@ -42,7 +38,7 @@ export const transcriptOperation = defineOperation({
   // AI transcripts reserve their minutes through ctx.reserveCredits once the media's length is known.
   cost: {
     reserve: () => 1,
-    settle: (_input, result: TranscriptResponse) => transcriptCredits(result) + (result.translatedBy === 'ai' ? aiTranslationCredits(result.durationMinutes) : 0),
+    settle: (_input, result: TranscriptResponse) => transcriptCredits(result),
   },
   kind: 'sync',
   readOnly: true,
@@ -50,9 +46,9 @@ export const transcriptOperation = defineOperation({
   handsOffToJobs: true,
   async run(input, ctx) {
     const url = new URL(input.url);
-    const handler = handlerFor(url);
-    if (!handler?.transcript) {
-      const supported = URL_HANDLERS.filter((h) => h.transcript).map((h) => h.platform);
+    const source = sourceFor(url);
+    if (!source?.transcript) {
+      const supported = SOURCES.filter((s) => s.transcript).map((s) => s.platform);
       throw new GleanerError(
         'UNSUPPORTED_URL',
         `${input.url} is not a video on a platform this server can transcribe; supported: ${supported.length ? supported.join(', ') : 'none'}.`,
@@ -64,44 +60,44 @@ export const transcriptOperation = defineOperation({
     if (ctx.prefersAsync && ctx.services.stt && input.mode !== 'native') {
       if (options.generate) throw new JobHandoff('speech to text (mode=generate)');
       try {
-        return await transcribe(handler, url, input, { ...options, captionsOnly: true }, ctx);
+        return await transcribe(source, url, input, { ...options, captionsOnly: true }, ctx);
       } catch (error) {
         if (isGleanerError(error) && error.code === 'TRANSCRIPT_UNAVAILABLE') throw new JobHandoff('no captions: speech to text');
         throw error;
       }
     }
-    return transcribe(handler, url, input, options, ctx);
+    return transcribe(source, url, input, options, ctx);
   },
 });
 
 type TranscriptInput = { translate?: string; chunkSize?: number };
-type HandlerOptions = TranscriptOptions & { timestamps: boolean; text: boolean };
+type SourceOptions = TranscriptOptions & { timestamps: boolean; text: boolean };
 
-async function transcribe(handler: UrlHandler, url: URL, input: TranscriptInput, options: HandlerOptions, ctx: OperationContext): Promise<TranscriptResponse> {
+async function transcribe(source: Source, url: URL, input: TranscriptInput, options: SourceOptions, ctx: OperationContext): Promise<TranscriptResponse> {
   // Speech to text gives the spoken language: a translation of it is the language model's.
-  if (input.translate && options.generate) return chunked(await translateWithModel(handler, url, input.translate, options, ctx), input.chunkSize);
+  if (input.translate && options.generate) return chunked(await translateWithModel(source, url, input.translate, options, ctx), input.chunkSize);
   try {
-    return chunked(await handler.transcript!(url, { ...options, translate: input.translate }, ctx), input.chunkSize);
+    return chunked(await source.transcript!(url, { ...options, translate: input.translate }, ctx), input.chunkSize);
   } catch (error) {
     // The platform cannot translate into that language: a language model can, where there is one.
     const model = chatModelFor(ctx);
     if (!input.translate || !model || !isGleanerError(error) || error.code !== 'TRANSCRIPT_UNAVAILABLE') throw error;
-    return chunked(await translateWithModel(handler, url, input.translate, options, ctx), input.chunkSize);
+    return chunked(await translateWithModel(source, url, input.translate, options, ctx), input.chunkSize);
   }
 }
 
 async function translateWithModel(
-  handler: UrlHandler,
+  source: Source,
   url: URL,
   targetLang: string,
-  options: HandlerOptions,
+  options: SourceOptions,
   ctx: OperationContext,
 ): Promise<TranscriptResponse> {
   const model = chatModelFor(ctx);
   if (!model) {
     throw new GleanerError('TRANSCRIPT_UNAVAILABLE', `Translating into "${targetLang}" needs a language model: set GLEANER_LLM_URL, or call over MCP from a client that offers sampling.`);
   }
-  const original = await handler.transcript!(url, { lang: options.lang, timestamps: true, generate: options.generate, captionsOnly: options.captionsOnly }, ctx);
+  const original = await source.transcript!(url, { lang: options.lang, timestamps: true, generate: options.generate, captionsOnly: options.captionsOnly }, ctx);
   await ctx.reserveCredits(aiTranslationCredits(original.durationMinutes));
   const segments = await translateSegments(model, original.content as TranscriptSegment[], targetLang, ctx.signal);
   const content = options.text

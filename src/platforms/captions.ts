@@ -1,5 +1,5 @@
 /** Caption files to timed segments: WebVTT (TikTok) and SubRip (Facebook). */
-import type { TranscriptSegment } from './types.js';
+import type { TranscriptSegment } from '../model/content.js';
 
 function clock(text: string): number | undefined {
   const match = /^(?:(\d+):)?(\d{1,2}):(\d{2})[.,](\d{1,3})$/.exec(text.trim());

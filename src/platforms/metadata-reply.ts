@@ -3,7 +3,7 @@
  * platform, type, id, url, title, description, author, stats, media, tags, createdAt,
  * additionalData), with Gleaner's own fields kept beside them. Unknown values are null or [].
  */
-import type { Metadata } from './types.js';
+import type { Metadata } from '../model/content.js';
 
 export type ReplyPlatform = 'youtube' | 'tiktok' | 'instagram' | 'twitter' | 'facebook' | 'web';
 

@@ -2,7 +2,7 @@
  * What a platform adapter reads from one post: the unified metadata, the media the speech-to-text
  * pipeline can fetch, and the caption tracks the platform publishes.
  */
-import type { Metadata } from './types.js';
+import type { Metadata } from '../model/content.js';
 
 export interface CaptionTrack {
   /** BCP 47 code, e.g. "en-US". */

@@ -8,7 +8,7 @@ import os from 'node:os';
 import { Piscina } from 'piscina';
 import pLimit from 'p-limit';
 import { GleanerError } from '../errors.js';
-import type { Metadata } from '../platforms/types.js';
+import type { Metadata } from '../model/content.js';
 import type { ContentFormat, ExtractedPage } from './extract.js';
 import type { DocumentOutcome, DocumentTask } from './document-worker.js';
 

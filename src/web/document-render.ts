@@ -3,7 +3,7 @@
  * stay apart: markdown puts a thematic break (`---`) between them, text a form feed (`\f`, as
  * pdftotext does) on a line of its own, and HTML one `<section data-page="N">` a page.
  */
-import type { Metadata } from '../platforms/types.js';
+import type { Metadata } from '../model/content.js';
 import type { DocumentType } from './document-type.js';
 import type { DocumentInfo, ReadDocument } from './document-read.js';
 import type { ContentFormat, ExtractedPage } from './extract.js';

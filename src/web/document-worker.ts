@@ -2,7 +2,7 @@
  * The body of a document thread (see document-pool.ts): one PDF or Word file in, its page or its
  * metadata out. Failures come back as values: an Error crossing the thread boundary loses its kind.
  */
-import type { Metadata } from '../platforms/types.js';
+import type { Metadata } from '../model/content.js';
 import type { DocumentType } from './document-type.js';
 import type { ContentFormat, ExtractedPage } from './extract.js';
 import { DocumentUnreadable, type DocumentInfo, type ReadDocument } from './document-read.js';

@@ -4,7 +4,7 @@
  * wants the whole page) in markdown, plain text or HTML.
  */
 import { Readability } from '@mozilla/readability';
-import type { Metadata } from '../platforms/types.js';
+import type { Metadata } from '../model/content.js';
 import { cleanText, parseDocument, type DomDocument, type DomElement, type DomNode } from './dom.js';
 import { htmlToMarkdown, repairTables } from './markdown.js';
 import { cleanArticle } from './clean-article.js';

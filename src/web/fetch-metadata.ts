@@ -1,6 +1,6 @@
 /** Metadata of any web page (the `metadata` operation's fallback when no platform owns the URL). */
 import type { HttpClient } from '../net/http.js';
-import type { Metadata } from '../platforms/types.js';
+import type { Metadata } from '../model/content.js';
 import { parseDocument } from './dom.js';
 import { loadPage, NEVER_RENDER, type RenderChoice } from './render/load.js';
 import { baseUrlOf } from './links.js';

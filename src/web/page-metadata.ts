@@ -3,7 +3,7 @@
  * OpenGraph, Twitter cards, Dublin Core and Parse.ly tags, <title>, meta description, <html lang>,
  * the canonical link and the icon links. Unknown values stay null or absent, never invented.
  */
-import type { Metadata } from '../platforms/types.js';
+import type { Metadata } from '../model/content.js';
 import { cleanText, type DomDocument } from './dom.js';
 
 type JsonObject = Record<string, unknown>;

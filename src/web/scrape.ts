@@ -26,7 +26,7 @@
  * `metadata` (see docs/documents.md).
  */
 import type { HttpClient } from '../net/http.js';
-import type { Metadata } from '../platforms/types.js';
+import type { Metadata } from '../model/content.js';
 import type { ContentFormat, ExtractedPage, ExtractOptions } from './extract.js';
 import { extractOffThread } from './extract-pool.js';
 import type { FetchedPage } from './fetch-page.js';

@@ -7,11 +7,11 @@
  */
 import type { HttpClient } from '../../net/http.js';
 import { GleanerError } from '../../errors.js';
-import type { Metadata } from '../types.js';
+import type { Metadata } from '../../model/content.js';
 import type { PlatformPost } from '../post.js';
 import { fetchPlatform, titleFrom, userAgent } from '../browser.js';
 import { blocked } from '../refusal.js';
-import { parseDashManifest } from '../../media/dash.js';
+import { parseDashManifest } from '../dash.js';
 import { parseFacebookUrl, type FacebookRef } from './url.js';
 import { relayResults } from '../serverjs.js';
 import { relayVideo, type RelayVideo } from './relay-video.js';

@@ -7,7 +7,7 @@
 import * as cheerio from 'cheerio';
 import type { HttpClient } from '../../net/http.js';
 import { GleanerError } from '../../errors.js';
-import type { Metadata } from '../types.js';
+import type { Metadata } from '../../model/content.js';
 import type { CaptionTrack, PlatformPost } from '../post.js';
 import { fetchPlatform, pageHeaders, titleFrom, userAgent, toNumber } from '../browser.js';
 import { parseFacebookUrl } from './url.js';

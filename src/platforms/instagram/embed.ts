@@ -4,7 +4,7 @@
  * {context: {copyright_blocked}, gql_data: {shortcode_media}} in the older GraphQL shape.
  */
 import { GleanerError } from '../../errors.js';
-import type { Metadata } from '../types.js';
+import type { Metadata } from '../../model/content.js';
 import type { PlatformPost } from '../post.js';
 import { hashtags, titleFrom, toNumber } from '../browser.js';
 

@@ -5,10 +5,10 @@
  * user; exact counts; an optional DASH manifest with an audio-only representation.
  */
 import { GleanerError } from '../../errors.js';
-import type { Metadata } from '../types.js';
+import type { Metadata } from '../../model/content.js';
 import type { PlatformPost } from '../post.js';
 import { hashtags, titleFrom, toNumber } from '../browser.js';
-import { parseDashManifest } from '../../media/dash.js';
+import { parseDashManifest } from '../dash.js';
 
 interface Version {
   url?: string;

@@ -5,7 +5,7 @@
  * logged-out pages carry no video URL; that is said plainly rather than guessed around.
  */
 import { GleanerError } from '../../errors.js';
-import type { Metadata } from '../types.js';
+import type { Metadata } from '../../model/content.js';
 import type { PlatformPost } from '../post.js';
 import { hashtags, parseCount, titleFrom, toNumber } from '../browser.js';
 import { metaTags } from '../html-meta.js';

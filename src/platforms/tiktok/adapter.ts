@@ -9,7 +9,7 @@
  */
 import type { HttpClient } from '../../net/http.js';
 import { GleanerError } from '../../errors.js';
-import type { Metadata } from '../types.js';
+import type { Metadata } from '../../model/content.js';
 import type { CaptionTrack, PlatformPost } from '../post.js';
 import type { FetchResponse } from '../../net/http.js';
 import { cookiesOf, fetchPlatform, pageHeaders, titleFrom, toNumber, userAgent } from '../browser.js';

@@ -7,7 +7,7 @@
  */
 import type { HttpClient } from '../../net/http.js';
 import { GleanerError } from '../../errors.js';
-import type { Metadata } from '../types.js';
+import type { Metadata } from '../../model/content.js';
 import type { PlatformPost } from '../post.js';
 import { titleFrom, userAgent } from '../browser.js';
 import { blocked, changed } from '../refusal.js';

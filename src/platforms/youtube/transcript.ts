@@ -12,7 +12,7 @@
 import { GleanerError } from '../../errors.js';
 import type { HttpClient } from '../../net/http.js';
 import type { Store } from '../../store/store.js';
-import type { TranscriptResponse } from '../types.js';
+import type { TranscriptResponse } from '../../model/content.js';
 import type { Innertube, YT } from 'youtubei.js';
 import { parseCaptionBody, pickTrack, trackBodyUrl } from './captions.js';
 import { innertube } from './client.js';

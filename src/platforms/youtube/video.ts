@@ -4,7 +4,7 @@
  */
 import type { Innertube, YT } from 'youtubei.js';
 import { GleanerError } from '../../errors.js';
-import type { Metadata } from '../types.js';
+import type { Metadata } from '../../model/content.js';
 import type { CaptionTrack } from './captions.js';
 import { callYoutube } from './client.js';
 import { botCheckError, isBotCheck } from './refusals.js';

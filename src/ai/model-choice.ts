@@ -4,15 +4,20 @@
  * through sampling.
  */
 import { GleanerError } from '../errors.js';
-import type { ChatModel } from '../ai/chat.js';
-import type { CheckContext } from './define.js';
+import type { ChatModel } from './chat.js';
 
-export function chatModelFor(ctx: Pick<CheckContext, 'services' | 'sampling'>): ChatModel | undefined {
+/** Where a model can come from: the operator's endpoint, or the MCP client's through sampling. */
+export interface ModelSources {
+  services: { chat?: ChatModel };
+  sampling?: ChatModel;
+}
+
+export function chatModelFor(ctx: ModelSources): ChatModel | undefined {
   return ctx.services.chat ?? ctx.sampling;
 }
 
 /** The model, or NOT_CONFIGURED saying what it was needed for and how to provide one. */
-export function requireChatModel(ctx: Pick<CheckContext, 'services' | 'sampling'>, neededFor: string): ChatModel {
+export function requireChatModel(ctx: ModelSources, neededFor: string): ChatModel {
   const model = chatModelFor(ctx);
   if (model) return model;
   throw new GleanerError(

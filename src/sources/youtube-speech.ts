@@ -1,15 +1,15 @@
 /**
  * Speech to text for YouTube videos without captions: the smallest audio-only stream goes through
  * the media pipeline, which reserves the AI minutes once ffprobe has read the length (the
- * operation's own reserve of 1 credit counts toward them). With no provider configured there is
+ * calling operation's reserve of 1 credit counts toward them). With no provider configured there is
  * no fallback, and such a video stays TRANSCRIPT_UNAVAILABLE (free).
  */
-import type { OperationContext } from './define.js';
+import type { SourceContext } from './contract.js';
 import type { TranscriptFallback } from '../platforms/youtube/transcript.js';
-import type { TranscriptSegment } from '../platforms/types.js';
+import type { TranscriptSegment } from '../model/content.js';
 import { transcribeMedia } from '../media/pipeline.js';
 
-export function youtubeSpeechFallback(ctx: OperationContext): TranscriptFallback | undefined {
+export function youtubeSpeechFallback(ctx: SourceContext): TranscriptFallback | undefined {
   if (!ctx.services.stt) return undefined;
   return async (video) => {
     if (!video.audioUrl) return undefined;

@@ -5,11 +5,12 @@
 import { z } from 'zod';
 import { httpUrl, languageCode } from './inputs.js';
 import { defineOperation, type Operation } from './define.js';
-import { handlerFor, type UrlHandler } from './url-handlers.js';
+import { sourceFor } from '../sources/registry.js';
+import type { Source } from '../sources/contract.js';
 import { GleanerError } from '../errors.js';
 import { transcriptCredits, CAPTION_CREDITS } from '../media/credits.js';
 import { assertCanTranscribe, transcribeMedia } from '../media/pipeline.js';
-import type { TranscriptResponse } from '../platforms/types.js';
+import type { TranscriptResponse } from '../model/content.js';
 import { transcriptReply } from './outputs.js';
 
 const transcriptInput = z.object({
@@ -28,7 +29,7 @@ const COST_NOTE = '1 credit from captions, else 2 per started minute.';
 
 interface PlatformInfo {
   name: string;
-  platform: UrlHandler['platform'];
+  platform: Source['platform'];
   label: string;
   alias: string;
   examples: string;
@@ -54,11 +55,11 @@ function platformTranscript(info: PlatformInfo): Operation<typeof transcriptInpu
     // /v1/transcript; one without them is NOT_CONFIGURED from the pipeline, free of charge.
     async run(input, ctx) {
       const url = new URL(input.url);
-      const handler = handlerFor(url);
-      if (handler?.platform !== info.platform || !handler.transcript) {
+      const source = sourceFor(url);
+      if (source?.platform !== info.platform || !source.transcript) {
         throw new GleanerError('UNSUPPORTED_URL', `${input.url} is not a ${info.label} video URL (for example ${info.examples}).`);
       }
-      return handler.transcript(url, { lang: input.lang, timestamps: input.timestamps }, ctx);
+      return source.transcript(url, { lang: input.lang, timestamps: input.timestamps }, ctx);
     },
   });
 }
@@ -113,14 +114,14 @@ export const videoTranscript = defineOperation({
   readOnly: true,
   openWorld: true,
   async check(input, ctx) {
-    const handler = handlerFor(new URL(input.url));
-    if (!handler || handler.platform === 'video') await assertCanTranscribe(ctx.services);
+    const source = sourceFor(new URL(input.url));
+    if (!source || source.platform === 'video') await assertCanTranscribe(ctx.services);
   },
   async run(input, ctx) {
     const url = new URL(input.url);
     const options = { lang: input.lang, timestamps: input.timestamps };
-    const handler = handlerFor(url);
-    if (handler?.transcript) return handler.transcript(url, options, ctx);
+    const source = sourceFor(url);
+    if (source?.transcript) return source.transcript(url, options, ctx);
     return transcribeMedia(url.toString(), options, ctx);
   },
 });

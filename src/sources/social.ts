@@ -1,13 +1,12 @@
 /**
- * URL handlers for the short-video and social platforms and for direct media files: each joins a
- * platform adapter (metadata, media URL, native captions) to the speech-to-text pipeline.
+ * The short-video and social platforms as sources: each joins a platform adapter (metadata, media
+ * URL, native captions) to the speech-to-text pipeline.
  */
-import type { TranscriptOptions, UrlHandler } from './url-handlers.js';
-import type { OperationContext } from './define.js';
-import type { Metadata, TranscriptResponse, TranscriptSegment } from '../platforms/types.js';
+import type { Source, SourceContext, TranscriptOptions } from './contract.js';
+import { captionsOnlyRefusal } from './contract.js';
+import type { Metadata, TranscriptResponse, TranscriptSegment } from '../model/content.js';
 import type { CaptionTrack, PlatformPost } from '../platforms/post.js';
 import { GleanerError } from '../errors.js';
-import { directMediaMetadata, looksLikeMediaFile } from '../media/direct.js';
 import { transcribeMedia } from '../media/pipeline.js';
 import { durationMinutes } from '../media/credits.js';
 import { finishTranscript } from '../media/segments.js';
@@ -22,23 +21,7 @@ import { parseXUrl } from '../platforms/x/url.js';
 import { fetchFacebook } from '../platforms/facebook/adapter.js';
 import { parseFacebookUrl } from '../platforms/facebook/url.js';
 
-export const directVideoHandler: UrlHandler = {
-  platform: 'video',
-  matches: looksLikeMediaFile,
-  metadata: (url, ctx) => directMediaMetadata(url, ctx),
-  transcript: (url, options, ctx) => {
-    if (options.captionsOnly) throw captionsOnlyRefusal('A media file');
-    return transcribeMedia(url.toString(), options, ctx);
-  },
-  videoMedia: async (url) => ({ url: url.toString() }),
-};
-
-/** mode=native asks for captions only: media without them is not sent to speech to text. */
-function captionsOnlyRefusal(what: string): GleanerError {
-  return new GleanerError('TRANSCRIPT_UNAVAILABLE', `${what} has no captions, and mode=native does not transcribe speech (mode=auto does, where a speech-to-text provider is set).`);
-}
-
-type FetchPost = (url: URL, ctx: OperationContext) => Promise<PlatformPost>;
+type FetchPost = (url: URL, ctx: SourceContext) => Promise<PlatformPost>;
 
 /** The caption track for a requested language: an exact match, then the same language, then the spoken one. */
 export function chooseTrack(tracks: CaptionTrack[], lang: string | undefined): CaptionTrack | undefined {
@@ -52,7 +35,7 @@ export function chooseTrack(tracks: CaptionTrack[], lang: string | undefined): C
   return ranked.find((t) => t.original) ?? ranked[0];
 }
 
-async function postTranscript(post: PlatformPost, options: TranscriptOptions, ctx: OperationContext): Promise<TranscriptResponse> {
+async function postTranscript(post: PlatformPost, options: TranscriptOptions, ctx: SourceContext): Promise<TranscriptResponse> {
   const { platform, id } = post.metadata;
   const availableLangs = [...new Set(post.captions.map((t) => t.lang))];
   const extra = { platform, videoId: id, ...(availableLangs.length ? { availableLangs } : {}) };
@@ -96,7 +79,7 @@ async function postTranscript(post: PlatformPost, options: TranscriptOptions, ct
 type TranscriptWithSegments = TranscriptResponse & { content: TranscriptSegment[] };
 const AI_TRANSCRIPT_TTL_MS = 24 * 60 * 60 * 1000;
 
-function platformHandler(platform: Metadata['platform'], matches: (url: URL) => boolean, fetchPost: FetchPost): UrlHandler {
+function platformSource(platform: Metadata['platform'], matches: (url: URL) => boolean, fetchPost: FetchPost): Source {
   return {
     platform,
     matches,
@@ -110,15 +93,12 @@ function platformHandler(platform: Metadata['platform'], matches: (url: URL) => 
   };
 }
 
-export const tiktokHandler = platformHandler('tiktok', (url) => Boolean(parseTikTokUrl(url)), (url, ctx) => fetchTikTok(ctx.services.http, url, ctx.signal));
+export const tiktokSource = platformSource('tiktok', (url) => Boolean(parseTikTokUrl(url)), (url, ctx) => fetchTikTok(ctx.services.http, url, ctx.signal));
 
-export const instagramHandler = platformHandler('instagram', (url) => Boolean(parseInstagramUrl(url)), (url, ctx) => fetchInstagram(ctx.services.http, url, ctx.signal));
+export const instagramSource = platformSource('instagram', (url) => Boolean(parseInstagramUrl(url)), (url, ctx) => fetchInstagram(ctx.services.http, url, ctx.signal));
 
-export const xHandler = platformHandler('x', (url) => Boolean(parseXUrl(url)), (url, ctx) =>
+export const xSource = platformSource('x', (url) => Boolean(parseXUrl(url)), (url, ctx) =>
   fetchXPost(ctx.services.http, url, ctx.signal),
 );
 
-export const facebookHandler = platformHandler('facebook', (url) => Boolean(parseFacebookUrl(url)), (url, ctx) => fetchFacebook(ctx.services.http, url, ctx.signal));
-
-/** Platforms first; the direct-file handler last, so a platform URL ending in .mp4 stays with its platform. */
-export const MEDIA_HANDLERS: UrlHandler[] = [tiktokHandler, instagramHandler, xHandler, facebookHandler, directVideoHandler];
+export const facebookSource = platformSource('facebook', (url) => Boolean(parseFacebookUrl(url)), (url, ctx) => fetchFacebook(ctx.services.http, url, ctx.signal));
