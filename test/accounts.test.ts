@@ -4,6 +4,7 @@ import { startTestServer, type TestServer } from './helpers/server.js';
 import { defineOperation } from '../src/operations/define.js';
 import { OPERATIONS } from '../src/operations/table.js';
 import { GleanerError } from '../src/errors.js';
+import { connectMcp } from './helpers/mcp.js';
 
 /** Operations of the tests' own, to drive the gate; the product ships none of them. */
 const echo = defineOperation({
@@ -90,6 +91,34 @@ describe('keys and the account', () => {
     expect(stored).not.toContain(apiKey);
     await server.app.services.accounts.revoke(account.id);
     expect((await server.request('GET', '/v1/me', { apiKey })).status).toBe(401);
+  });
+
+  it('a request reads its key from the store once, on REST and on /mcp', async () => {
+    server = await startTestServer({ operations });
+    const key = await server.createKey('Pro');
+    const store = server.app.services.store;
+    let keyReads = 0;
+    const getThrough = store.getThrough.bind(store);
+    store.getThrough = ((storeKey: string, next: (value: string) => string) => {
+      if (storeKey.startsWith('keyhash:')) keyReads += 1;
+      return getThrough(storeKey, next);
+    }) as typeof store.getThrough;
+
+    for (const path of ['/v1/me', '/v1/test/echo?value=2']) {
+      keyReads = 0;
+      expect((await server.request('GET', path, { apiKey: key })).status).toBe(200);
+      expect(keyReads, path).toBe(1);
+    }
+
+    const client = await connectMcp(server.baseUrl, key);
+    try {
+      keyReads = 0;
+      const result = await client.callTool({ name: 'account', arguments: {} });
+      expect(result.isError).toBeFalsy();
+      expect(keyReads, 'one tools/call over /mcp').toBe(1);
+    } finally {
+      await client.close();
+    }
   });
 });
 

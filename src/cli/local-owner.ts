@@ -6,6 +6,7 @@
  * REST or HTTP MCP, which keep asking for keys.
  */
 import type { Accounts, AccountRecord } from '../accounts/accounts.js';
+import { GleanerError } from '../errors.js';
 import type { Store } from '../store/store.js';
 
 /** Store key holding the local owner's account id. */
@@ -26,4 +27,11 @@ export async function localOwner(store: Store, accounts: Accounts): Promise<Acco
 /** The local owner's account id when the store has one (serve leaves it out when counting usable keys). */
 export async function localOwnerId(store: Store): Promise<string | undefined> {
   return store.get<string>(LOCAL_OWNER_KEY);
+}
+
+/** The local owner's account for one call: UNAUTHORIZED once it was revoked or removed. */
+export async function ownerAccount(accounts: Accounts, id: string): Promise<AccountRecord> {
+  const account = await accounts.get(id).catch(() => undefined);
+  if (!account || account.revokedAt) throw new GleanerError('UNAUTHORIZED', 'The local owner account of this store was revoked or removed: restart the MCP server, or set GLEANER_API_KEY.');
+  return account;
 }

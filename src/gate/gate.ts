@@ -16,12 +16,8 @@ import type { ChatModel } from '../ai/chat.js';
 import { recordCharge, recordFailure, recordJobEnd } from './observe.js';
 
 export interface CallOptions {
-  apiKey: string | undefined;
-  /**
-   * An account id the surface vouches for instead of a key: only the stdio server's local owner
-   * (src/cli/local-owner.ts), a process of the store's own user. Never set from a request.
-   */
-  actAs?: string;
+  /** The caller's account: the surface checked its key (or vouched for the stdio local owner) once. */
+  account: AccountRecord;
   requestId?: string;
   signal?: AbortSignal;
   onProgress?: (progress: JobProgress) => void;
@@ -81,14 +77,9 @@ export class Gate {
     );
   }
 
-  /** The account a call acts as (its key, or the surface's vouched-for owner); UNAUTHORIZED otherwise. */
-  async identify(options: Pick<CallOptions, 'apiKey' | 'actAs'>): Promise<AccountRecord> {
-    return options.actAs !== undefined ? this.actingAccount(options.actAs) : this.services.accounts.authenticate(options.apiKey);
-  }
-
   async call(operation: AnyOperation, rawInput: unknown, options: CallOptions): Promise<CallResult> {
     const requestId = options.requestId ?? randomUUID();
-    const account = await this.identify(options);
+    const { account } = options;
 
     if (!planAtLeast(account.plan, operation.plan)) {
       throw new GleanerError(
@@ -160,12 +151,6 @@ export class Gate {
       await held.releaseAll();
       throw recordFailure(this.services.log, operation.name, input, toGleanerError(error), requestId);
     }
-  }
-
-  private async actingAccount(id: string): Promise<AccountRecord> {
-    const account = await this.services.accounts.get(id).catch(() => undefined);
-    if (!account || account.revokedAt) throw new GleanerError('UNAUTHORIZED', 'The local owner account of this store was revoked or removed: restart the MCP server, or set GLEANER_API_KEY.');
-    return account;
   }
 
   /**

@@ -79,7 +79,7 @@ export async function startHttpServer(app: App, options: { host: string; port: n
         if (!(app.config.GLEANER_MCP_KEYLESS && apiKey === undefined)) {
           const account = await app.services.accounts.authenticate(apiKey);
           note(res, { accountId: account.id });
-          owner = { id: account.id, admit: () => app.gate.admit(account) };
+          owner = { id: account.id, account, admit: () => app.gate.admit(account) };
         }
         const body = req.method === 'POST' ? await readJsonBody(req, mcpBodyLimits) : undefined;
         await mcp.handle(req, res, body, owner);

@@ -14,6 +14,7 @@ import type { App } from '../../app.js';
 import { GleanerError } from '../../errors.js';
 import { publicJob } from '../../jobs/jobs.js';
 import type { AnyOperation } from '../../operations/define.js';
+import type { AccountRecord } from '../../accounts/accounts.js';
 import { describeIssues } from '../../gate/validation.js';
 import { pageAt, pageBody, type Layout, type PageSpan, type Range } from './pages.js';
 import { clock, isTimed, shapeOf, type Shape } from './page-shapes.js';
@@ -104,7 +105,7 @@ export interface Pager {
   /** The first page of a reply the call just produced (kept for its next pages when there are any). */
   first(operation: AnyOperation, args: unknown, body: unknown, request: PageRequest | undefined, accountId: string): Promise<PagedOutcome>;
   /** The page a cursor points at, from the kept reply: no charge, one request of the key's rate. */
-  next(operation: AnyOperation, args: unknown, request: PageRequest, identity: { apiKey: string | undefined; actAs?: string }): Promise<PagedOutcome>;
+  next(operation: AnyOperation, args: unknown, request: PageRequest, account: AccountRecord): Promise<PagedOutcome>;
 }
 
 export function createPager(app: App): Pager {
@@ -224,11 +225,10 @@ export function createPager(app: App): Pager {
       return render(operation, body as Record<string, unknown>, layout, span, request, encodeCursor(cursor));
     },
 
-    async next(operation, args, request, identity) {
+    async next(operation, args, request, account) {
       const cursor = decodeCursor(request.cursor!, operation.name);
       const given = args && typeof args === 'object' && Object.keys(args).length > 0;
       if (given && entryOf(operation, args) !== cursor.e) throw badCursor('it belongs to a call with other arguments (pass it alone, or with the arguments of the call that gave it)');
-      const account = await app.gate.identify(identity);
       await app.gate.admit(account);
       let body = await store.get<unknown>(keyOf(account.id, cursor.e));
       if (body === undefined && cursor.j) {

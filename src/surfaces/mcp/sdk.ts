@@ -14,7 +14,8 @@ import type { ToolOutcome, ToolSet } from './toolset.js';
 import { clock, IMAGE_REFUSAL, ImagesRefused, type ChatModel, type ChatRequest } from '../../ai/chat.js';
 import { ERROR_CODES, GleanerError, type ErrorCode } from '../../errors.js';
 import { requestsTotal } from '../../observability/metrics.js';
-import { apiKeyFrom } from '../auth.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { AccountRecord } from '../../accounts/accounts.js';
 
 /**
  * tools/call with any params at all. The SDK's own schema (and the Server's wrapper around
@@ -106,8 +107,11 @@ export interface SdkServerHooks {
   onCancelled?: (requestId: string | number) => void;
 }
 
-/** One SDK server over the tool set; `apiKeyOf` says which key a call acts as. */
-function createSdkServer(identity: ServerIdentity, tools: ToolSet, apiKeyOf: (headers: Record<string, unknown> | undefined) => string | undefined, hooks: SdkServerHooks = {}): Server {
+/** Who a call acts as, from what its transport knows of it (see ToolCallContext.account). */
+type AccountOf = (extra: { authInfo?: AuthInfo }) => Promise<AccountRecord>;
+
+/** One SDK server over the tool set; `accountOf` says which account a call acts as. */
+function createSdkServer(identity: ServerIdentity, tools: ToolSet, accountOf: AccountOf, hooks: SdkServerHooks = {}): Server {
   const server = new Server(
     { name: identity.name, version: identity.version },
     { capabilities: { tools: {}, logging: {} }, instructions: identity.instructions },
@@ -137,7 +141,7 @@ function createSdkServer(identity: ServerIdentity, tools: ToolSet, apiKeyOf: (he
     const canSample = Boolean(server.getClientCapabilities()?.sampling);
     const outcome = await tools.call(params.name, args, {
       sampling: canSample ? samplingModel(extra.sendRequest as unknown as SendRequest) : undefined,
-      apiKey: apiKeyOf(extra.requestInfo?.headers as Record<string, unknown> | undefined),
+      account: () => accountOf(extra),
       signal: extra.signal,
       progress:
         progressToken === undefined
@@ -157,8 +161,8 @@ function createSdkServer(identity: ServerIdentity, tools: ToolSet, apiKeyOf: (he
 }
 
 /** Serves the tools over stdio; stdout carries the protocol only. */
-export async function serveStdio(identity: ServerIdentity, tools: ToolSet, apiKey: string | undefined): Promise<() => Promise<void>> {
-  const server = createSdkServer(identity, withStdioKeyHint(tools, apiKey !== undefined), () => apiKey);
+export async function serveStdio(identity: ServerIdentity, tools: ToolSet, account: () => Promise<AccountRecord>, keyConfigured: boolean): Promise<() => Promise<void>> {
+  const server = createSdkServer(identity, withStdioKeyHint(tools, keyConfigured), account);
   const transport = new StdioServerTransport();
   await server.connect(transport);
   return () => server.close();
@@ -180,9 +184,18 @@ function withStdioKeyHint(tools: ToolSet, keyConfigured: boolean): ToolSet {
   };
 }
 
+/** An HTTP tool call acts as the account its request's key was checked for (see handle). */
+async function accountOfRequest(extra: { authInfo?: AuthInfo }): Promise<AccountRecord> {
+  const account = extra.authInfo?.extra?.account as AccountRecord | undefined;
+  if (!account) throw new GleanerError('UNAUTHORIZED', 'Missing API key: send it in the x-api-key header or as Authorization: Bearer <key>.');
+  return account;
+}
+
 /** Who opens and uses a session: the key's account (or "keyless"), and how its rate is taken. */
 export interface SessionOwner {
   id: string;
+  /** The account whose key this request carried, checked once by the HTTP surface (absent: keyless). */
+  account?: AccountRecord;
   /** Counts opening a session against the key's rate; throws RATE_LIMIT_EXCEEDED. */
   admit?: () => Promise<unknown>;
 }
@@ -268,6 +281,8 @@ export function createStreamableHttpHandler(identity: ServerIdentity, tools: Too
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse, body: unknown, owner: SessionOwner): Promise<void> {
+    // The SDK hands a request's `auth` to its handlers as authInfo: tool calls act as this account.
+    if (owner.account) (req as IncomingMessage & { auth?: AuthInfo }).auth = { token: '', clientId: owner.account.id, scopes: [], extra: { account: owner.account } };
     const sessionId = req.headers['mcp-session-id'];
     const found = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     const existing = found?.owner === owner.id ? found : undefined;
@@ -299,7 +314,7 @@ export function createStreamableHttpHandler(identity: ServerIdentity, tools: Too
     opening.set(owner.id, (opening.get(owner.id) ?? 0) + 1);
     try {
       await owner.admit?.();
-      const server = createSdkServer(identity, tools, apiKeyFrom, { onCancelled: (requestId) => transport.closeSSEStream(requestId) });
+      const server = createSdkServer(identity, tools, accountOfRequest, { onCancelled: (requestId) => transport.closeSSEStream(requestId) });
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {

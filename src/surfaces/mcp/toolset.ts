@@ -9,14 +9,17 @@ import { publicJob, type JobProgress } from '../../jobs/jobs.js';
 import { createPager, type PagedOutcome } from './paging.js';
 import { selectOperations, toolDescriptor, type ToolDescriptor } from './descriptors.js';
 import type { ChatModel } from '../../ai/chat.js';
+import type { AccountRecord } from '../../accounts/accounts.js';
 
 export type { ToolDescriptor } from './descriptors.js';
 
 export interface ToolCallContext {
-  /** The key this call acts as (from the x-api-key header, or GLEANER_API_KEY in stdio). */
-  apiKey: string | undefined;
-  /** An account to act as without a key (the stdio local owner; see CallOptions.actAs). */
-  actAs?: string;
+  /**
+   * The account the call acts as, resolved once for the call by its transport: the key of the HTTP
+   * request (checked with the request), GLEANER_API_KEY over stdio, or the stdio local owner.
+   * Rejects with UNAUTHORIZED, which the call answers as its error.
+   */
+  account: () => Promise<AccountRecord>;
   signal: AbortSignal;
   /** Present when the client asked for progress notifications. */
   progress?: (progress: JobProgress) => void;
@@ -66,10 +69,10 @@ export function createToolSet(app: App): ToolSet {
       try {
         // cursor, maxChars, from and to are MCP's own: the operation never sees them.
         const { args: input, request } = pager.split(operation, args);
-        if (request?.cursor) return success(await pager.next(operation, input, request, context));
+        const account = await context.account();
+        if (request?.cursor) return success(await pager.next(operation, input, request, account));
         const result = await app.gate.call(operation, input, {
-          apiKey: context.apiKey,
-          actAs: context.actAs,
+          account,
           requestId,
           signal: context.signal,
           sampling: context.sampling,

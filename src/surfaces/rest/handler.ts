@@ -61,7 +61,7 @@ export function createRestHandler(app: App, options: { bodyDeadlineMs: number })
       };
       const origin = typeof req.headers.host === 'string' ? `http://${req.headers.host}` : undefined;
       const prefersAsync = prefersRespondAsync(req.headers.prefer);
-      const result = await app.gate.call(route.operation, input, { apiKey, requestId, signal: abort.signal, origin, prefersAsync, inline: route.inline });
+      const result = await app.gate.call(route.operation, input, { account, requestId, signal: abort.signal, origin, prefersAsync, inline: route.inline });
       for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
       if (prefersAsync && result.job && route.operation.handsOffToJobs) res.setHeader('Preference-Applied', 'respond-async');
       note(res, { credits: Number(result.headers['X-Credits-Used'] ?? 0) });
