@@ -7,9 +7,11 @@ import { benchScale } from './web-scale.js';
 import { benchCli } from './cli.js';
 import { benchDocuments } from './documents.js';
 import { benchHealthz } from './healthz.js';
+import { benchStoreRedis } from './store-redis.js';
 
 await benchGate();
 await benchHealthz();
+await benchStoreRedis();
 await benchWeb();
 await benchRender();
 await benchQuality();

@@ -23,7 +23,43 @@ const { version } = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { ver
 const BUNDLE = path.resolve('.bundle', `gleaner-${version}.mcpb`);
 const required = process.env.GLEANER_BUNDLE_TEST === '1';
 const CHROMIUM = '/usr/bin/chromium';
-const MAX_BYTES = 30 * 1024 * 1024;
+/** Issue 24's ceiling: smaller than the 14.3 MB (MiB, as `npm run bundle` prints) the bundle weighed before. */
+const MAX_BYTES = 14.3 * 1024 * 1024;
+/** Folder names of a dependency's own tests, docs and examples; mcpb's matcher ignores case, so this does too. */
+const EXTRA_FOLDER = /^(test|tests|__tests__|docs|doc|example|examples)$/i;
+
+/** Whether a path lies in such a folder inside a dependency (a package that is itself named `docs` does not count). */
+function inDependencyExtra(file: string): boolean {
+  const parts = file.split('/');
+  if (parts[0] !== 'node_modules') return false;
+  return parts.slice(0, -1).some((part, i) => {
+    if (!EXTRA_FOLDER.test(part)) return false;
+    const isPackageName = parts[i - 1] === 'node_modules' || (parts[i - 1]?.startsWith('@') && parts[i - 2] === 'node_modules');
+    return !isPackageName;
+  });
+}
+
+/**
+ * The paths the archive itself holds (files and any directory entries), from its zip central directory:
+ * what a user downloads, whatever an unpacker would skip.
+ */
+function archiveEntries(file: string): string[] {
+  const zip = fs.readFileSync(file);
+  // End of central directory: signature 0x06054b50, within the last 64 KiB (its comment is at most that).
+  let end = zip.length - 22;
+  while (end >= Math.max(0, zip.length - 22 - 0xffff) && zip.readUInt32LE(end) !== 0x06054b50) end--;
+  if (end < 0 || zip.readUInt32LE(end) !== 0x06054b50) throw new Error(`${file}: no zip end record`);
+  const count = zip.readUInt16LE(end + 10);
+  let at = zip.readUInt32LE(end + 16);
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) {
+    if (zip.readUInt32LE(at) !== 0x02014b50) throw new Error(`${file}: central directory entry ${i} is damaged`);
+    const nameLength = zip.readUInt16LE(at + 28);
+    names.push(zip.toString('utf8', at + 46, at + 46 + nameLength));
+    at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+  }
+  return names;
+}
 
 /** Every file under root, as a path relative to it. */
 function filesUnder(root: string, dir = root): string[] {
@@ -69,15 +105,25 @@ describe.skipIf(!required && !fs.existsSync(BUNDLE))('the .mcpb bundle (npm run 
     return client;
   }
 
-  it('is under 30 MB and holds no tests, fixtures, sources, maps or native modules, of its own or of its dependencies', () => {
-    expect(fs.statSync(BUNDLE).size).toBeLessThan(MAX_BYTES);
+  it('lists no test, tests, docs, example or examples folder of any dependency, and is under 14.3 MB', () => {
+    const entries = archiveEntries(BUNDLE);
+    const { size } = fs.statSync(BUNDLE);
+    // Recorded with the run (docs/bundle.md keeps the figures).
+    console.log(`bundle: ${path.basename(BUNDLE)} ${(size / 1024 / 1024).toFixed(2)} MB (${size} bytes), ${entries.length} entries`);
+    expect(entries).toContain('dist/cli/main.js');
+    expect(entries.length).toBe(files.length);
+    expect(entries.filter(inDependencyExtra)).toEqual([]);
+    expect(size).toBeLessThan(MAX_BYTES);
+  });
+
+  it('holds no tests, fixtures, sources, maps or native modules, of its own or of its dependencies', () => {
     expect(files).toContain('dist/cli/main.js');
     expect(files).toContain('manifest.json');
     // The project's own tests, fixtures (under test/), sources, benchmarks and scripts stay out.
     expect(files.filter((f) => /^(test|src|bench|scripts|\.ci)\//.test(f))).toEqual([]);
     expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
     // Nor do the dependencies' own tests, docs and examples (a directory shows as a path segment).
-    expect(files.filter((f) => f.startsWith('node_modules/') && /\/(test|tests|__tests__|docs|example|examples)\//.test(f))).toEqual([]);
+    expect(files.filter(inDependencyExtra)).toEqual([]);
     // No native module: the manifest names macOS, Windows and Linux, so nothing built for this machine.
     expect(files.filter((f) => f.endsWith('.node'))).toEqual([]);
   });

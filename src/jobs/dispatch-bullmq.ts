@@ -9,6 +9,7 @@
  */
 import { Queue, Worker } from 'bullmq';
 import type { Logger } from '../log.js';
+import { bullmqRedisOptions } from '../store/redis-connection.js';
 import type { Dispatcher } from './dispatch.js';
 
 const QUEUE_NAME = 'gleaner-jobs';
@@ -60,17 +61,8 @@ export class BullMqDispatcher implements Dispatcher {
     await this.queue.close().catch(() => undefined);
   }
 
+  /** The store's address and connection rules, with BullMQ's exceptions (see store/redis-connection.ts). */
   private connection() {
-    const url = new URL(this.redisUrl);
-    return {
-      host: url.hostname,
-      port: Number(url.port || 6379),
-      ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
-      ...(url.password ? { password: decodeURIComponent(url.password) } : {}),
-      ...(url.pathname.length > 1 ? { db: Number(url.pathname.slice(1)) } : {}),
-      ...(url.protocol === 'rediss:' ? { tls: {} } : {}),
-      // Workers block on Redis; BullMQ requires unlimited retries for them.
-      maxRetriesPerRequest: null,
-    };
+    return bullmqRedisOptions(this.redisUrl);
   }
 }

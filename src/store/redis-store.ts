@@ -2,13 +2,15 @@
  * The key-value store, the credit ledger and the shared rate buckets on Redis, for several processes
  * (or machines) on one service. Credits and buckets are one Lua script per step, so Redis runs each
  * whole and alone: no lock, no retry. Commands time out and nothing is queued while Redis is away,
- * so an outage fails requests at once instead of replaying them later.
+ * so an outage fails requests at once instead of replaying them later (redis-connection.ts: the same
+ * ioredis client and connection rules as BullMQ's).
  */
-import { createClient } from '@redis/client';
+import { Redis } from 'ioredis';
 import type { CreditLedger, HeldReservation, ReserveRequest, SettleRequest } from './ledger.js';
+import { storeRedisOptions } from './redis-connection.js';
+import { redactUrl } from '../redact.js';
 
-/** How long one Redis command may take before the request that needed it fails. */
-export const REDIS_COMMAND_TIMEOUT_MS = 10_000;
+export { REDIS_COMMAND_TIMEOUT_MS } from './redis-connection.js';
 
 const PREFIX = 'gleaner:';
 const usageKey = (account: string) => `${PREFIX}usage:${account}`;
@@ -70,29 +72,56 @@ return {allowed, math.floor(tokens * 1000), full}`;
 // Deletes a key only if it still holds the caller's lock token.
 const RELEASE_LOCK = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
-type Client = ReturnType<typeof createClient<{}, {}, {}, 2, {}>>;
+// HSET XX is not a thing for hashes: a script keeps "only if it still exists" atomic.
+const ADOPT = "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'owner', ARGV[1]) return 1 else return 0 end";
+
+/**
+ * The scripts, each defined once on the client: ioredis sends EVALSHA (the script's hash, not its
+ * text) and falls back to EVAL once if this Redis has not seen it yet (NOSCRIPT, e.g. after a restart).
+ */
+const SCRIPTS = {
+  gleanerReserve: { numberOfKeys: 3, lua: RESERVE },
+  gleanerSettle: { numberOfKeys: 3, lua: SETTLE },
+  gleanerTakeToken: { numberOfKeys: 1, lua: TAKE_TOKEN },
+  gleanerReleaseLock: { numberOfKeys: 1, lua: RELEASE_LOCK },
+  gleanerAdopt: { numberOfKeys: 1, lua: ADOPT },
+} as const;
+type ScriptName = keyof typeof SCRIPTS;
+
+/** The ioredis client with the scripts above defined on it. */
+class Client extends Redis {
+  constructor(url: string) {
+    super(storeRedisOptions(url));
+    for (const [name, definition] of Object.entries(SCRIPTS)) this.defineCommand(name, definition);
+  }
+
+  runScript(name: ScriptName, keys: string[], args: string[]): Promise<unknown> {
+    return (this as unknown as Record<ScriptName, (...values: string[]) => Promise<unknown>>)[name](...keys, ...args);
+  }
+}
 
 export class RedisStore {
   readonly ledger: CreditLedger;
 
   private constructor(
     readonly client: Client,
+    /** The URL without its password. */
     readonly location: string,
   ) {
     this.ledger = new RedisLedger(client);
   }
 
+  /** Connects, retrying until Redis answers (each failed attempt goes to `onError`). */
   static async open(url: string, onError: (error: Error) => void): Promise<RedisStore> {
-    const client = createClient({
-      url,
-      // Commands sent while Redis is away fail at once rather than run when it is back.
-      disableOfflineQueue: true,
-      commandOptions: { timeout: REDIS_COMMAND_TIMEOUT_MS },
-      socket: { connectTimeout: REDIS_COMMAND_TIMEOUT_MS, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 2_000) },
-    });
+    const client = new Client(url);
     client.on('error', onError);
-    await client.connect();
-    return new RedisStore(client, url);
+    if (client.status !== 'ready') {
+      await new Promise<void>((resolve, reject) => {
+        client.once('ready', resolve);
+        client.once('end', () => reject(new Error('the connection to Redis ended before it was ready')));
+      });
+    }
+    return new RedisStore(client, redactUrl(url));
   }
 
   async get(key: string): Promise<string | undefined> {
@@ -100,7 +129,7 @@ export class RedisStore {
   }
 
   async set(key: string, value: string, ttlMs?: number): Promise<void> {
-    if (ttlMs) await this.client.set(PREFIX + key, value, { PX: Math.max(1, Math.round(ttlMs)) });
+    if (ttlMs) await this.client.set(PREFIX + key, value, 'PX', Math.max(1, Math.round(ttlMs)));
     else await this.client.set(PREFIX + key, value);
   }
 
@@ -115,34 +144,32 @@ export class RedisStore {
 
   /** Keeps the time left on a key when an update rewrites it. */
   async ttl(key: string): Promise<number | undefined> {
-    const ms = await this.client.pTTL(PREFIX + key);
+    const ms = await this.client.pttl(PREFIX + key);
     return ms > 0 ? ms : undefined;
   }
 
   /** A short lock for the generic read-modify-write of a JSON value (jobs, webhooks); credits do not use it. */
   async lock(key: string, token: string, ttlMs: number): Promise<boolean> {
-    return (await this.client.set(`${PREFIX}lock:${key}`, token, { NX: true, PX: ttlMs })) === 'OK';
+    return (await this.client.set(`${PREFIX}lock:${key}`, token, 'PX', ttlMs, 'NX')) === 'OK';
   }
 
   async unlock(key: string, token: string): Promise<void> {
-    await this.client.eval(RELEASE_LOCK, { keys: [`${PREFIX}lock:${key}`], arguments: [token] });
+    await this.client.runScript('gleanerReleaseLock', [`${PREFIX}lock:${key}`], [token]);
   }
 
   /** One step of the shared token bucket of `bucket`; `take` false only reads it. */
   async takeToken(bucket: string, perMinute: number, burst: number, take: boolean): Promise<{ allowed: boolean; tokens: number; msUntilFull: number }> {
-    const [allowed, milliTokens, full] = (await this.client.eval(TAKE_TOKEN, {
-      keys: [`${PREFIX}rate:${bucket}`],
-      arguments: [String(perMinute / 60_000), String(burst), take ? '1' : '0'],
-    })) as number[];
+    const [allowed, milliTokens, full] = (await this.client.runScript('gleanerTakeToken', [`${PREFIX}rate:${bucket}`], [String(perMinute / 60_000), String(burst), take ? '1' : '0'])) as number[];
     return { allowed: allowed === 1, tokens: milliTokens! / 1000, msUntilFull: full! };
   }
 
   async close(): Promise<void> {
     try {
-      await this.client.close();
+      await this.client.quit();
     } catch {
-      this.client.destroy();
+      // Redis away: nothing to say goodbye to; stop reconnecting.
     }
+    this.client.disconnect();
   }
 }
 
@@ -153,48 +180,45 @@ class RedisLedger implements CreditLedger {
   async reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number; record?: string }> {
     const record = (await this.client.get(PREFIX + request.recordKey)) ?? undefined;
     if (record === undefined) return { ok: false, used: 0 };
-    const [ok, used] = (await this.client.eval(RESERVE, {
-      keys: [usageKey(request.account), reservationKey(request.reservationId), RESERVATIONS],
-      arguments: [request.period, String(request.amount), String(request.allowanceOf(record) ?? -1), request.account, request.owner, request.reservationId],
-    })) as number[];
+    const [ok, used] = (await this.client.runScript(
+      'gleanerReserve',
+      [usageKey(request.account), reservationKey(request.reservationId), RESERVATIONS],
+      [request.period, String(request.amount), String(request.allowanceOf(record) ?? -1), request.account, request.owner, request.reservationId],
+    )) as number[];
     return { ok: ok === 1, used: used!, record };
   }
 
   async settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string }> {
     const record = (await this.client.get(PREFIX + request.recordKey)) ?? undefined;
     const allowance = record === undefined ? 0 : request.allowanceOf(record);
-    const [charged, used, found] = (await this.client.eval(SETTLE, {
-      keys: [usageKey(request.account), reservationKey(request.reservationId), RESERVATIONS],
-      arguments: [request.period, String(request.actual), String(allowance ?? -1), request.reservationId],
-    })) as number[];
+    const [charged, used, found] = (await this.client.runScript(
+      'gleanerSettle',
+      [usageKey(request.account), reservationKey(request.reservationId), RESERVATIONS],
+      [request.period, String(request.actual), String(allowance ?? -1), request.reservationId],
+    )) as number[];
     return { charged: charged!, used: used!, found: found === 1, record };
   }
 
   async keep(reservationId: string): Promise<void> {
-    await this.client.multi().del(reservationKey(reservationId)).sRem(RESERVATIONS, reservationId).exec();
+    await this.client.multi().del(reservationKey(reservationId)).srem(RESERVATIONS, reservationId).exec();
   }
 
   async usage(ref: { account: string; recordKey: string }, period: string): Promise<{ used: number; record?: string }> {
-    const [[stored, used], record] = await Promise.all([this.client.hmGet(usageKey(ref.account), ['period', 'used']), this.client.get(PREFIX + ref.recordKey)]);
+    const [[stored, used], record] = await Promise.all([this.client.hmget(usageKey(ref.account), 'period', 'used'), this.client.get(PREFIX + ref.recordKey)]);
     return { used: stored === period ? Number(used) : 0, record: record ?? undefined };
   }
 
   async reservations(): Promise<HeldReservation[]> {
-    const ids = await this.client.sMembers(RESERVATIONS);
+    const ids = await this.client.smembers(RESERVATIONS);
     const held: HeldReservation[] = [];
     for (const id of ids) {
-      const [account, owner, amount] = await this.client.hmGet(reservationKey(id), ['account', 'owner', 'amount']);
+      const [account, owner, amount] = await this.client.hmget(reservationKey(id), 'account', 'owner', 'amount');
       if (account && owner) held.push({ id, account, owner, amount: Number(amount) });
     }
     return held;
   }
 
   async adopt(reservationId: string, owner: string): Promise<boolean> {
-    // HSET XX is not a thing for hashes: a script keeps "only if it still exists" atomic.
-    const found = await this.client.eval("if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'owner', ARGV[1]) return 1 else return 0 end", {
-      keys: [reservationKey(reservationId)],
-      arguments: [owner],
-    });
-    return found === 1;
+    return (await this.client.runScript('gleanerAdopt', [reservationKey(reservationId)], [owner])) === 1;
   }
 }

@@ -128,8 +128,9 @@ export class Store {
 }
 
 /**
- * node-redis times out only commands not yet written: one sent to a frozen Redis waits forever.
- * The caller stops waiting here; the command may still run when Redis wakes (see Accounts.reserve).
+ * ioredis times out each command (commandTimeout, the same REDIS_COMMAND_TIMEOUT_MS); a step of
+ * several commands (update's lock, read, write, unlock) is bounded here as a whole. The caller stops
+ * waiting; a command already sent may still run when a frozen Redis wakes (see Accounts.reserve).
  */
 async function withTimeout<R>(work: Promise<R>, ms: number): Promise<R> {
   let timer: NodeJS.Timeout | undefined;
