@@ -136,7 +136,11 @@ export class Egress {
 
   /** The exit for a request to `url` (matched on its host), or undefined to go direct. */
   exitFor(url: URL): Exit | undefined {
-    const platform = platformOfHost(url.hostname);
+    return this.exitOf(platformOfHost(url.hostname));
+  }
+
+  /** The exit for a request to a host of `platform` (undefined: any other site), or undefined to go direct. */
+  exitOf(platform: Platform | undefined): Exit | undefined {
     const pool = this.pool(platform);
     if (!pool) return undefined;
     if (this.isDown(pool, pool.index)) this.advance(pool);
