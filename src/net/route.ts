@@ -69,8 +69,10 @@ export async function planRoute(net: RouteContext, url: URL, request: RouteReque
   // route
   const platform = platformOfHost(url.hostname);
   const direct = request.guard === false && net.trusted.has(url.origin);
-  const exit = direct ? undefined : net.egress.exitOf(platform);
-  const pinned = guarded && exit ? await pinnedAddress(net.resolver, url) : undefined;
+  const proxied = !direct && net.egress.proxied(platform);
+  const pinned = guarded && proxied ? await pinnedAddress(net.resolver, url) : undefined;
+  // Picked after the name is resolved: an exit rotated away from meanwhile is not the one taken.
+  const exit = proxied ? net.egress.exitOf(platform) : undefined;
   let target = override.url;
   const routed: Record<string, string> = {};
   if (pinned && !override.overridden) {
