@@ -136,7 +136,11 @@ export class Egress {
 
   /** The exit for a request to `url` (matched on its host), or undefined to go direct. */
   exitFor(url: URL): Exit | undefined {
-    const platform = platformOfHost(url.hostname);
+    return this.exitOf(platformOfHost(url.hostname));
+  }
+
+  /** The exit for a request to a host of `platform` (undefined: any other site), or undefined to go direct. */
+  exitOf(platform: Platform | undefined): Exit | undefined {
     const pool = this.pool(platform);
     if (!pool) return undefined;
     if (this.isDown(pool, pool.index)) this.advance(pool);
@@ -163,13 +167,13 @@ export class Egress {
     return !this.isDown(pool, pool.index);
   }
 
-  /** How many exits a platform's requests can take (0: direct only). */
-  poolSize(platform: Platform): number {
+  /** How many exits a platform's requests (undefined: other sites') can take (0: direct only). */
+  poolSize(platform: Platform | undefined): number {
     return this.pool(platform)?.proxies.length ?? 0;
   }
 
-  /** True when the platform has a proxy (its own or the common one). */
-  proxied(platform: Platform): boolean {
+  /** True when the platform (undefined: other sites) has a proxy (its own or the common one). */
+  proxied(platform: Platform | undefined): boolean {
     return this.poolSize(platform) > 0;
   }
 
