@@ -13,7 +13,7 @@ import { Jobs } from './jobs/jobs.js';
 import { HttpClient, type Resolver } from './net/http.js';
 import { parseProxyList } from './net/egress.js';
 import { CookieJar, parseNetscapeCookies } from './net/cookies.js';
-import { checkYoutubeProfile } from './platforms/youtube/clients.js';
+import { youtubeProfileWarnings } from './platforms/youtube/clients.js';
 import { bindProfile } from './platforms/profile.js';
 import { Gate } from './gate/gate.js';
 import { OPERATIONS } from './operations/table.js';
@@ -73,8 +73,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   rememberConfiguredSecrets(config);
   if (config.GLEANER_COOKIES_FILE) rememberSecrets(cookieValues(config.GLEANER_COOKIES_FILE));
   const log = options.logger ?? createLogger(config.GLEANER_LOG_LEVEL, config.GLEANER_LOG_FORMAT);
-  // A profile client youtubei.js cannot build stops the start, naming it, rather than failing every transcript.
-  checkYoutubeProfile(config.platformProfile);
+  // A client youtubei.js cannot build was refused with the profile (profile/schema.ts); one it can but the profile does not describe is said here.
+  for (const warning of youtubeProfileWarnings(config.platformProfile)) log.warn(warning);
   const store =
     options.store ??
     (await openStore({ dataDir: config.GLEANER_DATA_DIR, storeUrl: config.GLEANER_STORE_URL, onRedisError: storeOutageLogger(log, config.GLEANER_STORE_URL) }));

@@ -10,12 +10,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { FIXTURES, startYoutubeReplay, type YoutubeReplay } from './support/youtube-replay.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { BUILTIN_PROFILE, deepMerge, type PlatformProfile } from '../src/profile/load.js';
 import { profileCheck } from '../src/cli/doctor.js';
+import { youtubeProfileWarnings } from '../src/platforms/youtube/clients.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-profile-test-'));
 const writeJson = (name: string, value: unknown) => {
@@ -69,6 +72,8 @@ describe('the profile as configuration', () => {
       [{ youtube: { clients: { ANDROID: { clientVersion: 21 } } } }, /youtube\.clients\.ANDROID\.clientVersion/],
       [{ browsers: { desktop: { userAgnet: 'typo' } } }, /browsers\.desktop.*userAgnet/],
       [{ youtube: { order: { captions: ['VISIONOS', 'PALM_PILOT'] } } }, /youtube\.order\.captions\.1.*PALM_PILOT/],
+      // A client youtubei.js cannot be asked for is refused with the profile, not later by serve alone.
+      [{ youtube: { clients: { PALM_PILOT: { ...BUILTIN_PROFILE.youtube.clients.ANDROID, clientName: 'PALM_PILOT' } } } }, /youtube\.clients\.PALM_PILOT: is not an InnerTube client youtubei\.js knows/],
       [{ instagram: { docId: 'not-digits' } }, /instagram\.docId/],
       [{ x: { checked: { date: 'last week', source: 'x' } } }, /x\.checked\.date/],
       ['{ not json', /is not JSON/],
@@ -89,34 +94,48 @@ describe('the profile as configuration', () => {
     expect(() => config({ GLEANER_PLATFORM_PROFILE: path.join(tmp, 'missing.json') })).toThrow(/GLEANER_PLATFORM_PROFILE: cannot read/);
   });
 
-  it('GLEANER_YOUTUBE_CLIENTS may name any client the profile describes; another is an error naming the variable', () => {
+  it('GLEANER_YOUTUBE_CLIENTS may name any client youtubei.js knows, as before the profile; another is an error naming the variable', () => {
     expect(config({ GLEANER_YOUTUBE_CLIENTS: 'TV,WEB_EMBEDDED,MWEB' }).platformProfile.youtube.order.captions).toEqual(['TV', 'WEB_EMBEDDED', 'MWEB']);
+    // Clients the code before the profile accepted: described ones (ANDROID_VR, YTMUSIC) and ones only youtubei.js knows (TV_EMBEDDED, YTKIDS).
+    const extra = config({ GLEANER_YOUTUBE_CLIENTS: 'android_vr, YTMUSIC, TV_EMBEDDED, YTKIDS' }).platformProfile;
+    expect(extra.youtube.order).toMatchObject({ captions: ['ANDROID_VR', 'YTMUSIC', 'TV_EMBEDDED', 'YTKIDS'], audio: ['ANDROID_VR', 'YTMUSIC', 'TV_EMBEDDED', 'YTKIDS'] });
+    expect(extra.youtube.clients.ANDROID_VR).toMatchObject({ clientName: 'ANDROID_VR', clientNameId: 28, clientVersion: '1.65.10' });
+    expect(extra.youtube.clients.YTMUSIC).toMatchObject({ clientName: 'WEB_REMIX', clientNameId: 67 });
+    // The undescribed ones go with youtubei.js's own identity, and say so.
+    const warnings = youtubeProfileWarnings(extra);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/TV_EMBEDDED.*youtubei\.js's own identity \(TVHTML5_SIMPLY_EMBEDDED_PLAYER .*youtube\.clients\.TV_EMBEDDED/);
+    expect(warnings[1]).toMatch(/YTKIDS.*\(WEB_KIDS .*youtube\.clients\.YTKIDS/);
+    expect(youtubeProfileWarnings(config({}).platformProfile)).toEqual([]);
     expect(() => config({ GLEANER_YOUTUBE_CLIENTS: 'VISIONOS,PALM_PILOT' })).toThrow(/GLEANER_YOUTUBE_CLIENTS: youtube\.order\.captions\.1: names "PALM_PILOT"/);
   });
 
-  it('a malformed profile stops `gleaner serve` with the field named, before it listens', async () => {
-    const file = writeJson('serve-bad.json', { youtube: { clients: { ANDROID: { clientVersion: 21 } } } });
-    const run = await cli(['serve'], { GLEANER_PLATFORM_PROFILE: file });
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain('GLEANER_PLATFORM_PROFILE');
-    expect(run.stderr).toContain('youtube.clients.ANDROID.clientVersion');
-    expect(run.stdout).not.toMatch(/listening/i);
-  }, 120_000);
+  it('a client only youtubei.js knows starts the service with a warning naming it; ANDROID_VR, described, starts without one', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const s = await startTestServer({ env: { GLEANER_YOUTUBE_CLIENTS: 'ANDROID_VR,YTKIDS' }, logger: pino({ level: 'info' }, sink) });
+    try {
+      const warnings = lines.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((l) => l.level === 40);
+      expect(warnings.map((w) => w.msg)).toEqual([expect.stringMatching(/YTKIDS is asked .* does not describe it/)]);
+    } finally {
+      await s.close();
+    }
+  });
 
-  it('`gleaner profile --json` prints the merged profile, and that output saved and edited is a valid profile file', async () => {
-    const first = await cli(['profile', '--json'], { GLEANER_X_TWEET_QUERY_ID: 'ShorthandId' });
-    expect(first.code, first.stderr).toBe(0);
-    const printed = JSON.parse(first.stdout) as PlatformProfile;
-    expect(printed.x.tweetQueryId).toBe('ShorthandId');
-    expect(printed.youtube.clients.ANDROID.clientVersion).toBe(BUILTIN_PROFILE.youtube.clients.ANDROID.clientVersion);
-    printed.youtube.clients.ANDROID.clientVersion = '21.45.1';
-    const file = writeJson('edited.json', printed);
-    const second = await cli(['profile', '--json'], { GLEANER_PLATFORM_PROFILE: file });
-    expect(second.code, second.stderr).toBe(0);
-    expect(JSON.parse(second.stdout)).toEqual(printed);
-    const human = await cli(['profile'], {});
-    expect(human.stdout).toContain(`Platform profile of ${BUILTIN_PROFILE.date}`);
-    expect(human.stdout).toContain(BUILTIN_PROFILE.browsers.desktop.userAgent);
+  it('`gleaner profile` refuses a client key youtubei.js does not know as serve does: exit 2, the field named', async () => {
+    const file = writeJson('unknown-client.json', { youtube: { clients: { PALM_PILOT: { ...BUILTIN_PROFILE.youtube.clients.ANDROID, clientName: 'PALM_PILOT' } } } });
+    const profile = await cli(['profile'], { GLEANER_PLATFORM_PROFILE: file });
+    expect(profile.code).toBe(2);
+    expect(profile.stderr).toContain('youtube.clients.PALM_PILOT');
+    const serve = await cli(['serve'], { GLEANER_PLATFORM_PROFILE: file });
+    expect(serve.code).toBe(2);
+    expect(serve.stderr).toContain('youtube.clients.PALM_PILOT');
+    expect(serve.stdout).not.toMatch(/listening/i);
   }, 120_000);
 });
 

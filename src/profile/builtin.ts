@@ -101,6 +101,49 @@ export const BUILTIN_PROFILE: PlatformProfile = {
         poToken: { captions: false, streams: false },
         checked: YT_DLP_CLIENTS,
       },
+      // Since 2026-08-17 every format of ANDROID_VR 1.65.10 answers 403 (yt-dlp dropped it from its defaults);
+      // described so that an operator who lists it sends yt-dlp's identity, not youtubei.js's.
+      ANDROID_VR: {
+        clientName: 'ANDROID_VR',
+        clientNameId: 28,
+        clientVersion: '1.65.10',
+        userAgent: 'com.google.android.apps.youtube.vr.oculus/1.65.10 (Linux; U; Android 12L; eureka-user Build/SQ3A.220605.009.A1) gzip',
+        device: { make: 'Oculus', model: 'Quest 3', osName: 'Android', osVersion: '12L', androidSdkVersion: 32 },
+        urlClientName: 'ANDROID_VR',
+        poToken: { captions: false, streams: true },
+        checked: YT_DLP_CLIENTS,
+      },
+      // YouTube Music's web client (youtubei.js's YTMUSIC).
+      YTMUSIC: {
+        clientName: 'WEB_REMIX',
+        clientNameId: 67,
+        clientVersion: '1.20260707.12.00',
+        device: {},
+        urlClientName: 'WEB_REMIX',
+        poToken: { captions: false, streams: true },
+        checked: YT_DLP_CLIENTS,
+      },
+      // Needs a signed-in session for every video (yt-dlp: REQUIRE_AUTH).
+      WEB_CREATOR: {
+        clientName: 'WEB_CREATOR',
+        clientNameId: 62,
+        clientVersion: '1.20260708.06.00',
+        device: {},
+        urlClientName: 'WEB_CREATOR',
+        poToken: { captions: false, streams: true },
+        checked: YT_DLP_CLIENTS,
+      },
+      TV_SIMPLY: {
+        clientName: 'TVHTML5_SIMPLY',
+        clientNameId: 75,
+        clientVersion: '1.0',
+        device: {},
+        urlClientName: 'TVHTML5_SIMPLY',
+        poToken: { captions: false, streams: true },
+        checked: YT_DLP_CLIENTS,
+      },
+      // youtubei.js also knows YTKIDS, TV_EMBEDDED, YTSTUDIO_ANDROID and YTMUSIC_ANDROID, which yt-dlp no longer
+      // describes: an order may name them, and they go with youtubei.js's identity and a warning at start.
     },
     order: {
       // yt-dlp's default is visionos then web (2026-08-18); ANDROID and IOS in between read what VISIONOS refuses.

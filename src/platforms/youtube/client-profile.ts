@@ -21,12 +21,6 @@ export function profileClientFor(profile: PlatformProfile, clientName: string): 
   return undefined;
 }
 
-/** Profile keys youtubei.js cannot build a request for (it is asked for clients by these names). */
-export function unknownClientKeys(profile: PlatformProfile): string[] {
-  const known = Constants.SUPPORTED_CLIENTS as readonly string[];
-  return Object.keys(profile.youtube.clients).filter((key) => !known.includes(key));
-}
-
 interface InnertubeBody {
   context?: { client?: Record<string, unknown> };
 }
