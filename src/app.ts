@@ -13,6 +13,7 @@ import { Jobs } from './jobs/jobs.js';
 import { HttpClient, type Resolver } from './net/http.js';
 import { parseProxyList } from './net/egress.js';
 import { CookieJar, parseNetscapeCookies } from './net/cookies.js';
+import { defaultIdentity } from './net/identity.js';
 import { youtubeProfileWarnings } from './platforms/youtube/clients.js';
 import { bindProfile } from './platforms/profile.js';
 import { Gate } from './gate/gate.js';
@@ -95,6 +96,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     trustedOrigins: [config.GLEANER_STT_URL, config.GLEANER_LLM_URL, config.GLEANER_YOUTUBE_POT_PROVIDER_URL].filter((u): u is string => Boolean(u)),
     defaultTimeoutMs: config.GLEANER_HTTP_TIMEOUT_MS,
     userAgent: config.GLEANER_USER_AGENT,
+    // Requests that name no user agent (web pages, caption downloads) are the profile's desktop browser.
+    identity: defaultIdentity(config.platformProfile.browsers.desktop),
     perHostConcurrency: config.GLEANER_HOST_CONCURRENCY,
     resolver: options.resolver,
     proxyUrl: config.GLEANER_PROXY_URL,

@@ -35,7 +35,7 @@ import { decodeBody } from './charset.js';
 import { Egress, platformOfHost, type Exit, type Platform } from './egress.js';
 import type { CookieJar } from './cookies.js';
 import { upstreamRequestsTotal, upstreamStatusLabel } from '../observability/metrics.js';
-import { BROWSER_USER_AGENT } from './identity.js';
+import { BROWSER_IDENTITY, BROWSER_USER_AGENT, type DefaultIdentity } from './identity.js';
 
 export type { Resolver } from './guard-agent.js';
 
@@ -96,7 +96,10 @@ export interface StreamResponse {
 
 export interface HttpClientOptions {
   overrides: UpstreamOverride[];
+  /** GLEANER_USER_AGENT: replaces the identity's user agent (and drops its Chrome client hints). */
   userAgent?: string;
+  /** Who a request that names no user agent says it is: the configured profile's desktop browser (built-in by default). */
+  identity?: DefaultIdentity;
   defaultTimeoutMs?: number;
   defaultMaxBytes?: number;
   connectTimeoutMs?: number;
@@ -403,7 +406,7 @@ export class HttpClient {
       signal: request_.signal,
       dispatcher: request_.exit ? request_.exit.agent : request_.guarded ? this.guardedAgent : this.openAgent,
       headers: {
-        'user-agent': this.options.userAgent ?? USER_AGENT,
+        ...this.defaultIdentity(request_.headers),
         'accept-encoding': 'gzip, deflate, br',
         ...request_.headers,
         ...extra,
@@ -425,6 +428,18 @@ export class HttpClient {
       return { retryStatus: response.statusCode, retryAfter: headers['retry-after'], finishRetryable: () => finish(replay, current) };
     }
     return { result: await finish(hop, current) };
+  }
+
+  /**
+   * The identity of a request that names no user agent: the profile browser's user agent with its
+   * client hints (a Chrome user agent without Sec-CH-UA is a tell). A request with its own user agent
+   * (an InnerTube client, a platform page) keeps its own headers and gets no hints it did not set.
+   */
+  private defaultIdentity(headers: Record<string, string>): Record<string, string> {
+    if (hasHeader(headers, 'user-agent')) return {};
+    if (this.options.userAgent) return { 'user-agent': this.options.userAgent };
+    const identity = this.options.identity ?? BROWSER_IDENTITY;
+    return { 'user-agent': identity.userAgent, ...identity.hints };
   }
 
   /** Delay before retry `attempt`, or null when the server asks for longer than we will wait. */
