@@ -138,6 +138,44 @@ describe('the profile as configuration', () => {
     expect(serve.stderr).toContain('youtube.clients.PALM_PILOT');
     expect(serve.stdout).not.toMatch(/listening/i);
   }, 120_000);
+
+  it('the example file of docs/platform-profile.md is a valid GLEANER_PLATFORM_PROFILE', () => {
+    const doc = fs.readFileSync(path.join(import.meta.dirname, '..', 'docs', 'platform-profile.md'), 'utf8');
+    const example = /## Example file[\s\S]*?```json\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(example, 'a ```json block under "## Example file"').toBeTruthy();
+    const file = writeJson('doc-example.json', example!);
+    const profile = config({ GLEANER_PLATFORM_PROFILE: file }).platformProfile;
+    const written = JSON.parse(example!) as { youtube: { clients: { ANDROID: { clientVersion: string } }; order: { captions: string[] } }; x: { tweetQueryId: string } };
+    expect(profile.youtube.clients.ANDROID.clientVersion).toBe(written.youtube.clients.ANDROID.clientVersion);
+    expect(profile.youtube.order.captions).toEqual(written.youtube.order.captions);
+    expect(profile.x.tweetQueryId).toBe(written.x.tweetQueryId);
+    expect(youtubeProfileWarnings(profile)).toEqual([]);
+  });
+
+  it('a malformed profile stops `gleaner serve` with the field named, before it listens', async () => {
+    const file = writeJson('serve-bad.json', { youtube: { clients: { ANDROID: { clientVersion: 21 } } } });
+    const run = await cli(['serve'], { GLEANER_PLATFORM_PROFILE: file });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('GLEANER_PLATFORM_PROFILE');
+    expect(run.stderr).toContain('youtube.clients.ANDROID.clientVersion');
+    expect(run.stdout).not.toMatch(/listening/i);
+  }, 120_000);
+
+  it('`gleaner profile --json` prints the merged profile, and that output saved and edited is a valid profile file', async () => {
+    const first = await cli(['profile', '--json'], { GLEANER_X_TWEET_QUERY_ID: 'ShorthandId' });
+    expect(first.code, first.stderr).toBe(0);
+    const printed = JSON.parse(first.stdout) as PlatformProfile;
+    expect(printed.x.tweetQueryId).toBe('ShorthandId');
+    expect(printed.youtube.clients.ANDROID.clientVersion).toBe(BUILTIN_PROFILE.youtube.clients.ANDROID.clientVersion);
+    printed.youtube.clients.ANDROID.clientVersion = '21.45.1';
+    const file = writeJson('edited.json', printed);
+    const second = await cli(['profile', '--json'], { GLEANER_PLATFORM_PROFILE: file });
+    expect(second.code, second.stderr).toBe(0);
+    expect(JSON.parse(second.stdout)).toEqual(printed);
+    const human = await cli(['profile'], {});
+    expect(human.stdout).toContain(`Platform profile of ${BUILTIN_PROFILE.date}`);
+    expect(human.stdout).toContain(BUILTIN_PROFILE.browsers.desktop.userAgent);
+  }, 120_000);
 });
 
 describe('identities', () => {
