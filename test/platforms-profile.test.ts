@@ -188,9 +188,9 @@ describe('identities', () => {
    * A version missing here fails the test: add it with its source when the profile moves to it.
    * - Chrome <= 152: Chrome's four-week stable cadence (https://chromiumdash.appspot.com/schedule);
    *   144 on 2026-01-13, so 151 about 2026-07-28 (the table takes the earliest likely day).
-   * - Chrome >= 153: two-week cadence from 153 on 2026-09-08 (Google's announcement,
-   *   https://developer.chrome.com/blog/chrome-two-week-release, and
-   *   https://securityonline.info/the-race-to-m153-why-google-chrome-is-doubling-its-update-speed-to-a-14-day-cadence/).
+   * - Chrome >= 153: two-week cadence from 153 on 2026-09-08, as Google announced it (reported at
+   *   https://securityonline.info/the-race-to-m153-why-google-chrome-is-doubling-its-update-speed-to-a-14-day-cadence/
+   *   and https://www.superchargebrowser.com/library/chrome-two-week-release-cycle-2026-explained/).
    *   Debian 12's chromium is 156.0.8078.108 in November 2026 (packages.debian.org/bookworm-security/chromium).
    * - Safari: with its macOS/iOS release each September (https://developer.apple.com/documentation/safari-release-notes);
    *   16.6 on 2023-07-24.
