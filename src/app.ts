@@ -13,7 +13,8 @@ import { Jobs } from './jobs/jobs.js';
 import { HttpClient, type Resolver } from './net/http.js';
 import { parseProxyList } from './net/egress.js';
 import { CookieJar, parseNetscapeCookies } from './net/cookies.js';
-import { checkYoutubeProfile } from './platforms/youtube/clients.js';
+import { defaultIdentity } from './net/identity.js';
+import { youtubeProfileWarnings } from './platforms/youtube/clients.js';
 import { bindProfile } from './platforms/profile.js';
 import { Gate } from './gate/gate.js';
 import { OPERATIONS } from './operations/table.js';
@@ -73,8 +74,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   rememberConfiguredSecrets(config);
   if (config.GLEANER_COOKIES_FILE) rememberSecrets(cookieValues(config.GLEANER_COOKIES_FILE));
   const log = options.logger ?? createLogger(config.GLEANER_LOG_LEVEL, config.GLEANER_LOG_FORMAT);
-  // A profile client youtubei.js cannot build stops the start, naming it, rather than failing every transcript.
-  checkYoutubeProfile(config.platformProfile);
+  // A client youtubei.js cannot build was refused with the profile (profile/schema.ts); one it can but the profile does not describe is said here.
+  for (const warning of youtubeProfileWarnings(config.platformProfile)) log.warn(warning);
   const store =
     options.store ??
     (await openStore({ dataDir: config.GLEANER_DATA_DIR, storeUrl: config.GLEANER_STORE_URL, onRedisError: storeOutageLogger(log, config.GLEANER_STORE_URL) }));
@@ -95,6 +96,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     trustedOrigins: [config.GLEANER_STT_URL, config.GLEANER_LLM_URL, config.GLEANER_YOUTUBE_POT_PROVIDER_URL].filter((u): u is string => Boolean(u)),
     defaultTimeoutMs: config.GLEANER_HTTP_TIMEOUT_MS,
     userAgent: config.GLEANER_USER_AGENT,
+    // Requests that name no user agent (web pages, caption downloads) are the profile's desktop browser.
+    identity: defaultIdentity(config.platformProfile.browsers.desktop),
     perHostConcurrency: config.GLEANER_HOST_CONCURRENCY,
     resolver: options.resolver,
     proxyUrl: config.GLEANER_PROXY_URL,

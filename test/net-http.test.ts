@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HostLimits } from '../src/net/host-limits.js';
 import { HttpClient, type Resolver } from '../src/net/http.js';
-import { BROWSER_USER_AGENT } from '../src/net/identity.js';
+import { BROWSER_USER_AGENT, defaultIdentity } from '../src/net/identity.js';
+import { BUILTIN_PROFILE } from '../src/profile/load.js';
 import { blockedAddressReason, blockedHostReason, canonicalIpv4 } from '../src/net/ssrf.js';
 import { GleanerError } from '../src/errors.js';
 
@@ -168,6 +169,23 @@ describe('HttpClient (guard open for loopback)', () => {
     expect(seen.at(-1)?.headers['user-agent']).toBe(BROWSER_USER_AGENT);
     await new HttpClient({ overrides: [], allowPrivate: true, userAgent: 'Operator/1.0' }).fetch(`${origin}/hello`);
     expect(seen.at(-1)?.headers['user-agent']).toBe('Operator/1.0');
+    // An operator's user agent is no Chrome: no Chrome client hints go with it.
+    expect(seen.at(-1)?.headers).not.toHaveProperty('sec-ch-ua');
+  });
+
+  it('the default identity is the platform profile\'s desktop browser with its client hints; a request naming its own user agent gets none', async () => {
+    const desktop = BUILTIN_PROFILE.browsers.desktop;
+    expect(BROWSER_USER_AGENT).toBe(desktop.userAgent);
+    await open().fetch(`${origin}/hello`);
+    expect(seen.at(-1)?.headers).toMatchObject({ 'user-agent': desktop.userAgent, 'sec-ch-ua': desktop.headers['sec-ch-ua'], 'sec-ch-ua-mobile': '?0', 'sec-ch-ua-platform': '"Windows"' });
+    // A configured profile's browser (the app passes its desktop identity).
+    const mobile = BUILTIN_PROFILE.browsers.mobile;
+    await new HttpClient({ overrides: [], allowPrivate: true, identity: defaultIdentity(mobile) }).fetch(`${origin}/hello`);
+    expect(seen.at(-1)?.headers).toMatchObject({ 'user-agent': mobile.userAgent, 'sec-ch-ua': mobile.headers['sec-ch-ua'], 'sec-ch-ua-mobile': '?1' });
+    // An InnerTube client's own user agent is not dressed in Chrome's hints.
+    await open().fetch(`${origin}/hello`, { headers: { 'User-Agent': 'com.google.ios.youtube/21.26.4 (iPhone16,2; U; CPU iOS 18_3_2 like Mac OS X;)' } });
+    expect(seen.at(-1)?.headers['user-agent']).toBe('com.google.ios.youtube/21.26.4 (iPhone16,2; U; CPU iOS 18_3_2 like Mac OS X;)');
+    expect(seen.at(-1)?.headers).not.toHaveProperty('sec-ch-ua');
   });
 
   it('decompresses gzip, br and deflate', async () => {

@@ -19,7 +19,7 @@ function context(overrides: Partial<RouteContext> = {}): RouteContext {
     egress: new Egress(),
     resolver: async () => [{ address: '93.184.216.34', family: 4 }],
     cookies: new CookieJar([{ domain: 'youtube.com', includeSubdomains: true, path: '/', secure: false, expires: 0, name: 'SID', value: 'secret' }]),
-    userAgent: 'test-agent',
+    identity: { 'user-agent': 'test-agent' },
     guardedAgent,
     openAgent,
     ...overrides,

@@ -421,6 +421,12 @@ describe('X, TikTok, Facebook, Instagram', () => {
       // Built by this test: a page shell with no token in it.
       harness.upstream.serveBody('/reel/DZghoo7PAzk/', '<!DOCTYPE html><html><head><title>Instagram</title></head><body></body></html>', 'text/html; charset=utf-8');
       harness.upstream.serveBody('/p/DZghoo7PAzk/embed/captioned/', '<html><body></body></html>', 'text/html');
+      // The recorded page again, with the Set-Cookie of a logged-out visit that handed out no csrftoken
+      // (mid and ig_did only; names as Instagram sets them, this test's values).
+      harness.upstream.serveBody('/reel/DZghoo7PAzl/', fullPage.replaceAll('DZghoo7PAzi', 'DZghoo7PAzl'), 'text/html; charset=utf-8', {
+        'set-cookie': ['mid=mid-no-csrf; Path=/; Secure', 'ig_did=did-no-csrf; Path=/; Secure; HttpOnly'],
+      });
+      harness.upstream.serveBody('/p/DZghoo7PAzl/embed/captioned/', '<html><body></body></html>', 'text/html');
       harness.upstream.route('/api/graphql', (_url, req) => {
         calls.push({ ...req.headers });
         return { body: JSON.stringify({ data: { xig_polaris_media: null }, status: 'ok' }) };
@@ -438,6 +444,18 @@ describe('X, TikTok, Facebook, Instagram', () => {
       expect(calls[0]['x-fb-lsd']).toBe('AdRlbtmZsFfBKe5nujEz692xU1g');
       expect(calls[0]['x-ig-app-id']).toBe(BUILTIN_PROFILE.instagram.appId);
       expect(calls[0]['x-asbd-id']).toBe(BUILTIN_PROFILE.instagram.asbdId);
+    });
+
+    it('a page that set LSD and cookies but no csrftoken: the query carries the cookies it set and no invented X-CSRFToken', async () => {
+      calls.length = 0;
+      const key = await harness.server.createKey('Free', { credits: 10 });
+      await harness.get(`/v1/metadata?url=${q('https://www.instagram.com/reel/DZghoo7PAzl/')}`, key);
+      expect(calls).toHaveLength(1);
+      expect(calls[0]['x-fb-lsd']).toBe('AdRlbtmZsFfBKe5nujEz692xU1g');
+      // Before issue 22 the query went without the page's cookies: Instagram ties the LSD token to them.
+      expect(String(calls[0].cookie ?? '')).toContain('mid=mid-no-csrf');
+      expect(String(calls[0].cookie ?? '')).toContain('ig_did=did-no-csrf');
+      expect(calls[0]).not.toHaveProperty('x-csrftoken');
     });
 
     it('skips the query when the page handed out no token (it cannot succeed)', async () => {

@@ -10,12 +10,16 @@ import os from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { FIXTURES, startYoutubeReplay, type YoutubeReplay } from './support/youtube-replay.js';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { BUILTIN_PROFILE, deepMerge, type PlatformProfile } from '../src/profile/load.js';
 import { profileCheck } from '../src/cli/doctor.js';
+import { BROWSER_IDENTITY } from '../src/net/identity.js';
+import { youtubeProfileWarnings } from '../src/platforms/youtube/clients.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-profile-test-'));
 const writeJson = (name: string, value: unknown) => {
@@ -69,6 +73,8 @@ describe('the profile as configuration', () => {
       [{ youtube: { clients: { ANDROID: { clientVersion: 21 } } } }, /youtube\.clients\.ANDROID\.clientVersion/],
       [{ browsers: { desktop: { userAgnet: 'typo' } } }, /browsers\.desktop.*userAgnet/],
       [{ youtube: { order: { captions: ['VISIONOS', 'PALM_PILOT'] } } }, /youtube\.order\.captions\.1.*PALM_PILOT/],
+      // A client youtubei.js cannot be asked for is refused with the profile, not later by serve alone.
+      [{ youtube: { clients: { PALM_PILOT: { ...BUILTIN_PROFILE.youtube.clients.ANDROID, clientName: 'PALM_PILOT' } } } }, /youtube\.clients\.PALM_PILOT: is not an InnerTube client youtubei\.js knows/],
       [{ instagram: { docId: 'not-digits' } }, /instagram\.docId/],
       [{ x: { checked: { date: 'last week', source: 'x' } } }, /x\.checked\.date/],
       ['{ not json', /is not JSON/],
@@ -89,9 +95,61 @@ describe('the profile as configuration', () => {
     expect(() => config({ GLEANER_PLATFORM_PROFILE: path.join(tmp, 'missing.json') })).toThrow(/GLEANER_PLATFORM_PROFILE: cannot read/);
   });
 
-  it('GLEANER_YOUTUBE_CLIENTS may name any client the profile describes; another is an error naming the variable', () => {
+  it('GLEANER_YOUTUBE_CLIENTS may name any client youtubei.js knows, as before the profile; another is an error naming the variable', () => {
     expect(config({ GLEANER_YOUTUBE_CLIENTS: 'TV,WEB_EMBEDDED,MWEB' }).platformProfile.youtube.order.captions).toEqual(['TV', 'WEB_EMBEDDED', 'MWEB']);
+    // Clients the code before the profile accepted: described ones (ANDROID_VR, YTMUSIC) and ones only youtubei.js knows (TV_EMBEDDED, YTKIDS).
+    const extra = config({ GLEANER_YOUTUBE_CLIENTS: 'android_vr, YTMUSIC, TV_EMBEDDED, YTKIDS' }).platformProfile;
+    expect(extra.youtube.order).toMatchObject({ captions: ['ANDROID_VR', 'YTMUSIC', 'TV_EMBEDDED', 'YTKIDS'], audio: ['ANDROID_VR', 'YTMUSIC', 'TV_EMBEDDED', 'YTKIDS'] });
+    expect(extra.youtube.clients.ANDROID_VR).toMatchObject({ clientName: 'ANDROID_VR', clientNameId: 28, clientVersion: '1.65.10' });
+    expect(extra.youtube.clients.YTMUSIC).toMatchObject({ clientName: 'WEB_REMIX', clientNameId: 67 });
+    // The undescribed ones go with youtubei.js's own identity, and say so.
+    const warnings = youtubeProfileWarnings(extra);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/TV_EMBEDDED.*youtubei\.js's own identity \(TVHTML5_SIMPLY_EMBEDDED_PLAYER .*youtube\.clients\.TV_EMBEDDED/);
+    expect(warnings[1]).toMatch(/YTKIDS.*\(WEB_KIDS .*youtube\.clients\.YTKIDS/);
+    expect(youtubeProfileWarnings(config({}).platformProfile)).toEqual([]);
     expect(() => config({ GLEANER_YOUTUBE_CLIENTS: 'VISIONOS,PALM_PILOT' })).toThrow(/GLEANER_YOUTUBE_CLIENTS: youtube\.order\.captions\.1: names "PALM_PILOT"/);
+  });
+
+  it('a client only youtubei.js knows starts the service with a warning naming it; ANDROID_VR, described, starts without one', async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const s = await startTestServer({ env: { GLEANER_YOUTUBE_CLIENTS: 'ANDROID_VR,YTKIDS' }, logger: pino({ level: 'info' }, sink) });
+    try {
+      const warnings = lines.map((line) => JSON.parse(line) as { level: number; msg: string }).filter((l) => l.level === 40);
+      expect(warnings.map((w) => w.msg)).toEqual([expect.stringMatching(/YTKIDS is asked .* does not describe it/)]);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('`gleaner profile` refuses a client key youtubei.js does not know as serve does: exit 2, the field named', async () => {
+    const file = writeJson('unknown-client.json', { youtube: { clients: { PALM_PILOT: { ...BUILTIN_PROFILE.youtube.clients.ANDROID, clientName: 'PALM_PILOT' } } } });
+    const profile = await cli(['profile'], { GLEANER_PLATFORM_PROFILE: file });
+    expect(profile.code).toBe(2);
+    expect(profile.stderr).toContain('youtube.clients.PALM_PILOT');
+    const serve = await cli(['serve'], { GLEANER_PLATFORM_PROFILE: file });
+    expect(serve.code).toBe(2);
+    expect(serve.stderr).toContain('youtube.clients.PALM_PILOT');
+    expect(serve.stdout).not.toMatch(/listening/i);
+  }, 120_000);
+
+  it('the example file of docs/platform-profile.md is a valid GLEANER_PLATFORM_PROFILE', () => {
+    const doc = fs.readFileSync(path.join(import.meta.dirname, '..', 'docs', 'platform-profile.md'), 'utf8');
+    const example = /## Example file[\s\S]*?```json\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(example, 'a ```json block under "## Example file"').toBeTruthy();
+    const file = writeJson('doc-example.json', example!);
+    const profile = config({ GLEANER_PLATFORM_PROFILE: file }).platformProfile;
+    const written = JSON.parse(example!) as { youtube: { clients: { ANDROID: { clientVersion: string } }; order: { captions: string[] } }; x: { tweetQueryId: string } };
+    expect(profile.youtube.clients.ANDROID.clientVersion).toBe(written.youtube.clients.ANDROID.clientVersion);
+    expect(profile.youtube.order.captions).toEqual(written.youtube.order.captions);
+    expect(profile.x.tweetQueryId).toBe(written.x.tweetQueryId);
+    expect(youtubeProfileWarnings(profile)).toEqual([]);
   });
 
   it('a malformed profile stops `gleaner serve` with the field named, before it listens', async () => {
@@ -121,37 +179,139 @@ describe('the profile as configuration', () => {
 });
 
 describe('identities', () => {
-  /** The release this profile ships with; no identity may be older than six months at it. */
-  const RELEASE = Date.parse('2026-11-25T00:00:00Z');
-  const SIX_MONTHS_MS = 183 * 24 * 60 * 60 * 1000;
+  /** Today, the release this profile ships with: no user agent older than six months at it. */
+  const TODAY = Date.parse('2026-11-26T00:00:00Z');
+  const SIX_MONTHS_AGO = Date.parse('2026-05-26T00:00:00Z');
 
-  it('every user agent of the built-in profile was checked against a public source less than six months before release', () => {
-    const identities = [
-      ...Object.entries(BUILTIN_PROFILE.browsers).map(([name, b]) => ({ name: `browsers.${name}`, userAgent: b.userAgent, checked: b.checked })),
-      ...Object.entries(BUILTIN_PROFILE.youtube.clients).map(([name, c]) => ({ name: `youtube.clients.${name}`, userAgent: c.userAgent, checked: c.checked })),
-      { name: 'tiktok', userAgent: undefined, checked: BUILTIN_PROFILE.tiktok.checked },
-      { name: 'x', userAgent: undefined, checked: BUILTIN_PROFILE.x.checked },
-      { name: 'instagram', userAgent: undefined, checked: BUILTIN_PROFILE.instagram.checked },
-    ];
-    expect(identities.length).toBeGreaterThanOrEqual(9);
+  /**
+   * When each browser version a built-in identity may name was released (stable, to everyone).
+   * A version missing here fails the test: add it with its source when the profile moves to it.
+   * - Chrome <= 152: Chrome's four-week stable cadence (https://chromiumdash.appspot.com/schedule);
+   *   144 on 2026-01-13, so 151 about 2026-07-28 (the table takes the earliest likely day).
+   * - Chrome >= 153: two-week cadence from 153 on 2026-09-08, as Google announced it (reported at
+   *   https://securityonline.info/the-race-to-m153-why-google-chrome-is-doubling-its-update-speed-to-a-14-day-cadence/
+   *   and https://www.superchargebrowser.com/library/chrome-two-week-release-cycle-2026-explained/).
+   *   Debian 12's chromium is 156.0.8078.108 in November 2026 (packages.debian.org/bookworm-security/chromium).
+   * - Safari: with its macOS/iOS release each September (https://developer.apple.com/documentation/safari-release-notes);
+   *   16.6 on 2023-07-24.
+   * - Firefox: none named by any identity today (https://whattrainisitnow.com/calendar/ when one is).
+   */
+  const RELEASED: Record<string, string> = {
+    'Chrome 131': '2024-11-12',
+    'Chrome 138': '2025-06-24',
+    'Chrome 144': '2026-01-13',
+    'Chrome 145': '2026-02-10',
+    'Chrome 146': '2026-03-10',
+    'Chrome 147': '2026-04-07',
+    'Chrome 148': '2026-05-05',
+    'Chrome 149': '2026-06-02',
+    'Chrome 150': '2026-06-30',
+    'Chrome 151': '2026-07-28',
+    'Chrome 152': '2026-08-25',
+    'Chrome 153': '2026-09-08',
+    'Chrome 154': '2026-09-22',
+    'Chrome 155': '2026-10-06',
+    'Chrome 156': '2026-10-20',
+    'Chrome 157': '2026-11-03',
+    'Chrome 158': '2026-11-17',
+    'Safari 16': '2022-09-12',
+    'Safari 17': '2023-09-18',
+    'Safari 18': '2024-09-16',
+    'Safari 26': '2025-09-15',
+  };
+  const released = (name: string) => (RELEASED[name] ? Date.parse(`${RELEASED[name]}T00:00:00Z`) : undefined);
+
+  /** The browsers a user agent names (Chrome 156, Safari 26, Firefox 140), none for an app's own (com.google.ios.youtube/...). */
+  function browsersOf(userAgent: string): string[] {
+    const named: string[] = [];
+    const chrome = /\bChrome\/(\d+)\./.exec(userAgent);
+    if (chrome) named.push(`Chrome ${chrome[1]}`);
+    const firefox = /\bFirefox\/(\d+)/.exec(userAgent);
+    if (firefox) named.push(`Firefox ${firefox[1]}`);
+    const safari = /\bVersion\/(\d+)[\d.]*(?: Mobile\/\S+)? Safari\//.exec(userAgent);
+    if (safari) named.push(`Safari ${safari[1]}`);
+    return named;
+  }
+
+  /**
+   * Why a user agent is older than six months today, or nothing. Chrome and Firefox ship a major
+   * every two to four weeks: its release must be within six months. Safari ships one major a year,
+   * so even the newest is up to a year old: it counts until the next major is out, and that must be
+   * less than six months ago (the newest major recorded counts as current).
+   */
+  function staleness(userAgent: string): string[] {
+    return browsersOf(userAgent).flatMap((name) => {
+      const date = released(name);
+      if (date === undefined) return [`${name} has no release date in this test's table (add it, with its source)`];
+      if (name.startsWith('Safari')) {
+        const next = released(`Safari ${Object.keys(RELEASED).filter((k) => k.startsWith('Safari ')).map((k) => Number(k.slice(7))).filter((m) => m > Number(name.slice(7))).sort((a, b) => a - b)[0]}`);
+        return next !== undefined && next < SIX_MONTHS_AGO ? [`${name} was replaced on ${new Date(next).toISOString().slice(0, 10)}, more than six months before ${new Date(TODAY).toISOString().slice(0, 10)}`] : [];
+      }
+      return date < SIX_MONTHS_AGO ? [`${name} was released on ${RELEASED[name]}, more than six months before ${new Date(TODAY).toISOString().slice(0, 10)}`] : [];
+    });
+  }
+
+  /** Every user agent Gleaner itself sends: the profile's browsers and clients, and the outbound client's default. */
+  const identities = [
+    ...Object.entries(BUILTIN_PROFILE.browsers).map(([name, b]) => ({ name: `browsers.${name}`, userAgent: b.userAgent, checked: b.checked })),
+    ...Object.entries(BUILTIN_PROFILE.youtube.clients).map(([name, c]) => ({ name: `youtube.clients.${name}`, userAgent: c.userAgent, checked: c.checked })),
+    { name: 'the outbound default (net/identity.ts)', userAgent: BROWSER_IDENTITY.userAgent, checked: BUILTIN_PROFILE.browsers.desktop.checked },
+  ];
+
+  it('the check has teeth: a Chrome of February 2026 and the iPad Safari 16.6 are stale, an unknown version is refused', () => {
+    expect(staleness('Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/145.0.0.0 Safari/537.36')).toEqual([expect.stringMatching(/Chrome 145 was released on 2026-02-10/)]);
+    expect(staleness('Mozilla/5.0 (iPad; CPU OS 16_7_10 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1,gzip(gfe)')).toEqual([expect.stringMatching(/Safari 16 was replaced on 2023-09-18/)]);
+    expect(staleness('Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0')).toEqual([expect.stringMatching(/Firefox 140 has no release date/)]);
+    expect(staleness('com.google.ios.youtube/21.26.4 (iPhone16,2; U; CPU iOS 18_3_2 like Mac OS X;)')).toEqual([]);
+  });
+
+  it('no user agent of the built-in profile, nor the outbound default, names a browser released more than six months ago', () => {
+    const named = identities.filter((identity) => identity.userAgent && browsersOf(identity.userAgent).length > 0);
+    // The two browsers, the outbound default, VISIONOS's Safari at least.
+    expect(named.length).toBeGreaterThanOrEqual(4);
     for (const identity of identities) {
+      if (identity.userAgent) expect(staleness(identity.userAgent), `${identity.name}: ${identity.userAgent}`).toEqual([]);
       const checked = Date.parse(`${identity.checked.date}T00:00:00Z`);
-      expect(RELEASE - checked, `${identity.name} checked ${identity.checked.date}`).toBeLessThan(SIX_MONTHS_MS);
-      expect(checked, identity.name).toBeLessThanOrEqual(RELEASE);
+      expect(checked, `${identity.name} checked ${identity.checked.date}`).toBeGreaterThan(SIX_MONTHS_AGO);
+      expect(checked, identity.name).toBeLessThanOrEqual(TODAY);
       expect(identity.checked.source, identity.name).toMatch(/^https:\/\//);
+    }
+    for (const other of [BUILTIN_PROFILE.tiktok, BUILTIN_PROFILE.x, BUILTIN_PROFILE.instagram]) {
+      expect(Date.parse(`${other.checked.date}T00:00:00Z`)).toBeGreaterThan(SIX_MONTHS_AGO);
     }
   });
 
-  it('each browser identity is one Chrome of the last six months whose client hints name the same major, with navigation fetch metadata', () => {
+  /** The Sec-CH-UA a Chrome major sends: Chromium's GREASE brand, version and order are seeded by the major (user_agent_utils.cc). */
+  function chromeBrands(major: number): string {
+    const chars = [' ', '(', ':', '-', '.', '/', ')', ';', '=', '?', '_'];
+    const orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]];
+    const list: string[] = [];
+    const order = orders[major % 6];
+    list[order[0]] = `"Not${chars[major % 11]}A${chars[(major + 1) % 11]}Brand";v="${['8', '99', '24'][major % 3]}"`;
+    list[order[1]] = `"Chromium";v="${major}"`;
+    list[order[2]] = `"Google Chrome";v="${major}"`;
+    return list.join(', ');
+  }
+
+  it('each browser identity is one Chrome whose client hints are the ones that Chrome sends, with navigation fetch metadata', () => {
+    // Known values: Chrome 131 and 138 as they send them.
+    expect(chromeBrands(131)).toBe('"Google Chrome";v="131", "Chromium";v="131", "Not_A Brand";v="24"');
+    expect(chromeBrands(138)).toBe('"Not)A;Brand";v="8", "Chromium";v="138", "Google Chrome";v="138"');
     for (const [name, identity] of Object.entries(BUILTIN_PROFILE.browsers)) {
       const major = Number(/Chrome\/(\d+)\./.exec(identity.userAgent)?.[1]);
-      // Chrome 145 shipped in February 2026: older majors were retired by the sources before this release.
-      expect(major, name).toBeGreaterThanOrEqual(145);
-      expect(identity.headers['sec-ch-ua'], name).toContain(`"Google Chrome";v="${major}"`);
+      expect(identity.headers['sec-ch-ua'], name).toBe(chromeBrands(major));
       expect(identity.headers['sec-ch-ua-mobile'], name).toBe(name === 'mobile' ? '?1' : '?0');
       expect(identity.userAgent.includes('Mobile'), name).toBe(name === 'mobile');
       expect(identity.headers, name).toMatchObject({ 'sec-fetch-mode': 'navigate', 'sec-fetch-dest': 'document', 'sec-fetch-site': 'none' });
     }
+  });
+
+  it('the outbound client\'s default identity is the profile\'s desktop browser, with its client hints (one source of identities)', () => {
+    const desktop = BUILTIN_PROFILE.browsers.desktop;
+    expect(BROWSER_IDENTITY).toEqual({
+      userAgent: desktop.userAgent,
+      hints: { 'sec-ch-ua': desktop.headers['sec-ch-ua'], 'sec-ch-ua-mobile': '?0', 'sec-ch-ua-platform': '"Windows"' },
+    });
   });
 });
 
@@ -246,6 +406,32 @@ describe('what YouTube is sent', () => {
       expect(request.headers['user-agent']).toBe(BUILTIN_PROFILE.browsers.desktop.userAgent);
       expect((JSON.parse(request.body) as { context: { client: { clientVersion: string } } }).context.client.clientVersion).toBe(BUILTIN_PROFILE.youtube.clients.WEB.clientVersion);
     }
+  });
+
+  it('caption downloads carry the profile\'s desktop browser with its client hints, and follow GLEANER_PLATFORM_PROFILE', async () => {
+    const desktop = BUILTIN_PROFILE.browsers.desktop;
+    const builtIn = await server({ GLEANER_YOUTUBE_CLIENTS: 'ANDROID' });
+    let key = await builtIn.createKey('Free', { credits: 10 });
+    let mark = replay.requests.length;
+    let reply = await builtIn.request('GET', '/v1/youtube/transcript?video_id=kX3nB4PpJko', { apiKey: key });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    let caption = replay.requests.slice(mark).find((r) => r.path === '/api/timedtext')!;
+    expect(caption.headers['user-agent']).toBe(desktop.userAgent);
+    expect(caption.headers['sec-ch-ua']).toBe(desktop.headers['sec-ch-ua']);
+    expect(caption.headers['sec-ch-ua-platform']).toBe(desktop.headers['sec-ch-ua-platform']);
+
+    // An operator's newer browser reaches the caption download too (not only the page fetches).
+    const newer = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/158.0.0.0 Safari/537.36';
+    const brands = '"Chromium";v="158", "Not.A/Brand";v="24", "Google Chrome";v="158"';
+    const file = writeJson('newer-browser.json', { browsers: { desktop: { userAgent: newer, headers: { 'sec-ch-ua': brands } } } });
+    const configured = await server({ GLEANER_YOUTUBE_CLIENTS: 'ANDROID', GLEANER_PLATFORM_PROFILE: file });
+    key = await configured.createKey('Free', { credits: 10 });
+    mark = replay.requests.length;
+    reply = await configured.request('GET', '/v1/youtube/transcript?video_id=kX3nB4PpJko', { apiKey: key });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    caption = replay.requests.slice(mark).find((r) => r.path === '/api/timedtext')!;
+    expect(caption.headers['user-agent']).toBe(newer);
+    expect(caption.headers['sec-ch-ua']).toBe(brands);
   });
 
   it('a client whose captions the profile marks as wanting a PO token (WEB) gets one from the provider even when its URL is unmarked', async () => {

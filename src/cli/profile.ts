@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { BUILTIN_PROFILE, profileAgeDays, type PlatformProfile } from '../profile/load.js';
+import { youtubeProfileWarnings } from '../platforms/youtube/clients.js';
 
 export async function runProfile(config: Config, args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } }, allowPositionals: false });
@@ -23,6 +24,7 @@ function summary(profile: PlatformProfile, file: string | undefined): string {
       ([key, c]) => `  ${key.padEnd(10)} ${c.clientName} ${c.clientVersion}  c=${c.urlClientName}  PO token: captions ${c.poToken.captions ? 'yes' : 'no'}, streams ${c.poToken.streams ? 'yes' : 'no'}  (checked ${c.checked.date}: ${c.checked.source})`,
     ),
     `  order for captions: ${profile.youtube.order.captions.join(', ')}; for audio: ${profile.youtube.order.audio.join(', ')}  (checked ${profile.youtube.order.checked.date})`,
+    ...youtubeProfileWarnings(profile).map((warning) => `  warning: ${warning}`),
     'Browser identities:',
     ...(['desktop', 'mobile'] as const).map((kind) => `  ${kind.padEnd(10)} ${profile.browsers[kind].userAgent}  (checked ${profile.browsers[kind].checked.date}: ${profile.browsers[kind].checked.source})`),
     `X: TweetResultByRestId query id ${profile.x.tweetQueryId}  (checked ${profile.x.checked.date}: ${profile.x.checked.source})`,

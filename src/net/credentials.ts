@@ -30,7 +30,7 @@ export function carryFor(url: URL, platform: Platform | undefined, first: URL, p
  * anywhere. Everything else (cookies, authorization, x-csrf-token, guest tokens, API keys, whatever
  * an adapter added for its platform) stays with the site it was meant for.
  */
-const GENERIC_HEADERS = new Set(['accept', 'accept-language', 'accept-encoding', 'user-agent', 'range', 'content-type', 'cache-control', 'pragma']);
+const GENERIC_HEADERS = new Set(['accept', 'accept-language', 'accept-encoding', 'user-agent', 'sec-ch-ua', 'sec-ch-ua-mobile', 'sec-ch-ua-platform', 'range', 'content-type', 'cache-control', 'pragma']);
 const CREDENTIAL_HEADERS = /^(authorization|cookie|proxy-authorization)$/i;
 
 /** The caller's headers a hop may carry. */

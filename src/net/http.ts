@@ -31,7 +31,7 @@ import { Egress, type Platform } from './egress.js';
 import type { CookieJar } from './cookies.js';
 import { upstreamRequestsTotal, upstreamStatusLabel } from '../observability/metrics.js';
 import type { FetchOptions, FetchResponse, StreamResponse } from './types.js';
-import { BROWSER_USER_AGENT } from './identity.js';
+import { BROWSER_IDENTITY, BROWSER_USER_AGENT, type DefaultIdentity } from './identity.js';
 
 export type { Resolver } from './guard-agent.js';
 export type { FetchOptions, FetchResponse, StreamResponse } from './types.js';
@@ -41,7 +41,10 @@ export const USER_AGENT = BROWSER_USER_AGENT;
 
 export interface HttpClientOptions {
   overrides: UpstreamOverride[];
+  /** GLEANER_USER_AGENT: replaces the identity's user agent (and drops its Chrome client hints). */
   userAgent?: string;
+  /** Who a request that names no user agent says it is: the configured profile's desktop browser (built-in by default). */
+  identity?: DefaultIdentity;
   defaultTimeoutMs?: number;
   defaultMaxBytes?: number;
   connectTimeoutMs?: number;
@@ -91,7 +94,7 @@ export class HttpClient {
       egress: this.egress,
       resolver,
       cookies: options.cookies,
-      userAgent: options.userAgent ?? USER_AGENT,
+      identity: identityHeaders(options),
       guardedAgent: createAgent({ guarded: true, resolver, connectTimeoutMs }),
       openAgent: createAgent({ guarded: false, resolver, connectTimeoutMs }),
       hosts: new HostLimits(options.perHostConcurrency ?? 8),
@@ -140,4 +143,11 @@ export class HttpClient {
   async close(): Promise<void> {
     await Promise.all([this.net.guardedAgent.close(), this.net.openAgent.close(), this.egress.close()]);
   }
+}
+
+/** The headers of the default identity: GLEANER_USER_AGENT alone, else the profile browser's user agent with its client hints. */
+function identityHeaders(options: HttpClientOptions): Record<string, string> {
+  if (options.userAgent) return { 'user-agent': options.userAgent };
+  const identity = options.identity ?? BROWSER_IDENTITY;
+  return { 'user-agent': identity.userAgent, ...identity.hints };
 }

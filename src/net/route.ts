@@ -26,7 +26,8 @@ export interface RouteContext {
   egress: Egress;
   resolver: Resolver;
   cookies?: CookieJar;
-  userAgent: string;
+  /** Who a request that names no user agent says it is: a user agent and its client hints (see identity.ts). */
+  identity: Readonly<Record<string, string>>;
   /** Direct dispatchers: with the connect-time guard, and without. */
   guardedAgent: Dispatcher;
   openAgent: Dispatcher;
@@ -95,7 +96,8 @@ export async function planRoute(net: RouteContext, url: URL, request: RouteReque
     dispatcher: exit ? exit.agent : guarded ? net.guardedAgent : net.openAgent,
     carry,
     headers: Object.freeze({
-      'user-agent': net.userAgent,
+      // A request with its own user agent (an InnerTube client, a platform page) gets no hints it did not set.
+      ...(hasHeader(headers, 'user-agent') ? {} : net.identity),
       'accept-encoding': 'gzip, deflate, br',
       ...headers,
       ...routed,

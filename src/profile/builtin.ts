@@ -9,10 +9,20 @@ import type { PlatformProfile } from './schema.js';
 const YT_DLP = 'https://github.com/yt-dlp/yt-dlp/blob/81ecd58b13';
 const YT_DLP_CLIENTS = { date: '2026-08-21', source: `${YT_DLP}/yt_dlp/extractor/youtube/_base.py (INNERTUBE_CLIENTS)` };
 
-/** Chrome 151 is the newest major of yt-dlp's random_user_agent range (145-151) since 2026-08-04. */
-const CHROME = '151';
-const CHROME_CHECKED = { date: '2026-08-04', source: 'https://github.com/yt-dlp/yt-dlp/commit/15941bd48f (yt_dlp/utils/networking.py: Chrome 145-151)' };
-const CLIENT_HINTS_BRANDS = `"Not)A;Brand";v="8", "Chromium";v="${CHROME}", "Google Chrome";v="${CHROME}"`;
+/**
+ * Chrome 156: the stable Chromium of Debian 12's security updates (156.0.8078.108, November 2026),
+ * after Chrome went to a two-week cadence with 153 (2026-09-08). yt-dlp's random_user_agent range
+ * (145-151, 2026-08-04) was older by then. Every identity of Gleaner is this one (net/identity.ts
+ * reads it too), so a refresh is this line and its brands.
+ */
+const CHROME = '156';
+const CHROME_CHECKED = { date: '2026-11-26', source: 'https://packages.debian.org/bookworm-security/chromium (156.0.8078.108-1~deb12u1)' };
+/**
+ * The Sec-CH-UA brand list this Chrome major sends: Chromium seeds its GREASE brand, version and
+ * order with the major (components/embedder_support/user_agent_utils.cc, GenerateBrandVersionList);
+ * 156 gives "Not:A-Brand";v="8" first, as Debian's Chromium 156 reports in navigator.userAgentData.
+ */
+const CLIENT_HINTS_BRANDS = `"Not:A-Brand";v="8", "Chromium";v="${CHROME}", "Google Chrome";v="${CHROME}"`;
 /** A top-level navigation typed into the address bar, as Chrome describes it (cobalt sends the same to Facebook). */
 const NAVIGATION = {
   accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7',
@@ -25,7 +35,7 @@ const NAVIGATION = {
 };
 
 export const BUILTIN_PROFILE: PlatformProfile = {
-  date: '2026-11-25',
+  date: '2026-11-26',
   youtube: {
     clients: {
       // No player script, direct stream URLs; refuses made-for-kids videos (playabilityStatus ERROR).
@@ -82,11 +92,12 @@ export const BUILTIN_PROFILE: PlatformProfile = {
         poToken: { captions: false, streams: false },
         checked: YT_DLP_CLIENTS,
       },
+      // yt-dlp sends an iPad Safari 16.6 (2023) user agent that "previously" spared MWEB the PO token; it no
+      // longer does (poToken.streams), so MWEB is the profile's mobile browser (client-profile.ts).
       MWEB: {
         clientName: 'MWEB',
         clientNameId: 2,
         clientVersion: '2.20260708.05.00',
-        userAgent: 'Mozilla/5.0 (iPad; CPU OS 16_7_10 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1,gzip(gfe)',
         device: {},
         urlClientName: 'MWEB',
         poToken: { captions: false, streams: true },
@@ -101,6 +112,49 @@ export const BUILTIN_PROFILE: PlatformProfile = {
         poToken: { captions: false, streams: false },
         checked: YT_DLP_CLIENTS,
       },
+      // Since 2026-08-17 every format of ANDROID_VR 1.65.10 answers 403 (yt-dlp dropped it from its defaults);
+      // described so that an operator who lists it sends yt-dlp's identity, not youtubei.js's.
+      ANDROID_VR: {
+        clientName: 'ANDROID_VR',
+        clientNameId: 28,
+        clientVersion: '1.65.10',
+        userAgent: 'com.google.android.apps.youtube.vr.oculus/1.65.10 (Linux; U; Android 12L; eureka-user Build/SQ3A.220605.009.A1) gzip',
+        device: { make: 'Oculus', model: 'Quest 3', osName: 'Android', osVersion: '12L', androidSdkVersion: 32 },
+        urlClientName: 'ANDROID_VR',
+        poToken: { captions: false, streams: true },
+        checked: YT_DLP_CLIENTS,
+      },
+      // YouTube Music's web client (youtubei.js's YTMUSIC).
+      YTMUSIC: {
+        clientName: 'WEB_REMIX',
+        clientNameId: 67,
+        clientVersion: '1.20260707.12.00',
+        device: {},
+        urlClientName: 'WEB_REMIX',
+        poToken: { captions: false, streams: true },
+        checked: YT_DLP_CLIENTS,
+      },
+      // Needs a signed-in session for every video (yt-dlp: REQUIRE_AUTH).
+      WEB_CREATOR: {
+        clientName: 'WEB_CREATOR',
+        clientNameId: 62,
+        clientVersion: '1.20260708.06.00',
+        device: {},
+        urlClientName: 'WEB_CREATOR',
+        poToken: { captions: false, streams: true },
+        checked: YT_DLP_CLIENTS,
+      },
+      TV_SIMPLY: {
+        clientName: 'TVHTML5_SIMPLY',
+        clientNameId: 75,
+        clientVersion: '1.0',
+        device: {},
+        urlClientName: 'TVHTML5_SIMPLY',
+        poToken: { captions: false, streams: true },
+        checked: YT_DLP_CLIENTS,
+      },
+      // youtubei.js also knows YTKIDS, TV_EMBEDDED, YTSTUDIO_ANDROID and YTMUSIC_ANDROID, which yt-dlp no longer
+      // describes: an order may name them, and they go with youtubei.js's identity and a warning at start.
     },
     order: {
       // yt-dlp's default is visionos then web (2026-08-18); ANDROID and IOS in between read what VISIONOS refuses.

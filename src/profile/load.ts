@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import { BUILTIN_PROFILE } from './builtin.js';
 import { platformProfileSchema, type PlatformProfile } from './schema.js';
 
+export { undescribedClients, YOUTUBEI_CLIENTS } from './schema.js';
+
 export { BUILTIN_PROFILE } from './builtin.js';
 export type { PlatformProfile, InnertubeClientProfile, BrowserIdentity } from './schema.js';
 

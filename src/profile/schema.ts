@@ -4,7 +4,14 @@
  * replace without a release (GLEANER_PLATFORM_PROFILE). Every entry says when and against which
  * public source it was last checked, so a stale entry is visible, not guessed at.
  */
+import { Constants } from 'youtubei.js';
 import { z } from 'zod';
+
+/**
+ * The client keys youtubei.js can build a request for. A profile client is one of them (the profile
+ * changes what it sends, it cannot add a client); an order may name any of them, described or not.
+ */
+export const YOUTUBEI_CLIENTS: readonly string[] = Constants.SUPPORTED_CLIENTS;
 
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD');
 
@@ -86,15 +93,29 @@ export const platformProfileSchema = z.strictObject({
     checked: checkedSchema,
   }),
 }).superRefine((profile, ctx) => {
-  // An order naming a client the profile does not describe would send youtubei.js's stale defaults.
+  // A client youtubei.js cannot be asked for would fail every request that names it: refused here,
+  // where every command (serve, profile, doctor) reads the profile, with its field named.
+  for (const key of Object.keys(profile.youtube.clients)) {
+    if (!YOUTUBEI_CLIENTS.includes(key)) {
+      ctx.addIssue({ code: 'custom', path: ['youtube', 'clients', key], message: `is not an InnerTube client youtubei.js knows (it knows ${YOUTUBEI_CLIENTS.join(', ')}); the profile changes what a known client sends, a new client needs a youtubei.js release` });
+    }
+  }
+  // An order may name a client the profile leaves undescribed (youtubei.js's own identity is sent
+  // then, with a warning at start: undescribedClients), but not one youtubei.js cannot build.
   for (const list of ['captions', 'audio'] as const) {
     profile.youtube.order[list].forEach((name, i) => {
-      if (!Object.hasOwn(profile.youtube.clients, name)) {
-        ctx.addIssue({ code: 'custom', path: ['youtube', 'order', list, i], message: `names "${name}", which youtube.clients does not describe (it has ${Object.keys(profile.youtube.clients).join(', ')})` });
+      if (!Object.hasOwn(profile.youtube.clients, name) && !YOUTUBEI_CLIENTS.includes(name)) {
+        ctx.addIssue({ code: 'custom', path: ['youtube', 'order', list, i], message: `names "${name}", which neither youtube.clients describes nor youtubei.js knows (known: ${YOUTUBEI_CLIENTS.join(', ')})` });
       }
     });
   }
 });
+
+/** The clients an order names that the profile does not describe: they are sent with youtubei.js's own (older) identity. */
+export function undescribedClients(profile: PlatformProfile): string[] {
+  const named = [...profile.youtube.order.captions, ...profile.youtube.order.audio];
+  return [...new Set(named.filter((name) => !Object.hasOwn(profile.youtube.clients, name)))];
+}
 
 export type PlatformProfile = z.infer<typeof platformProfileSchema>;
 export type InnertubeClientProfile = z.infer<typeof innertubeClientSchema>;

@@ -6,6 +6,7 @@
  */
 import { Constants } from 'youtubei.js';
 import type { InnertubeClientProfile, PlatformProfile } from '../../profile/load.js';
+import { clientHints } from '../../net/identity.js';
 
 /** The clientName youtubei.js writes for one of its client keys (IOS -> iOS, YTMUSIC -> WEB_REMIX). */
 function youtubeiName(key: string): string | undefined {
@@ -19,12 +20,6 @@ export function profileClientFor(profile: PlatformProfile, clientName: string): 
     if (youtubeiName(key) === clientName || entry.clientName === clientName) return entry;
   }
   return undefined;
-}
-
-/** Profile keys youtubei.js cannot build a request for (it is asked for clients by these names). */
-export function unknownClientKeys(profile: PlatformProfile): string[] {
-  const known = Constants.SUPPORTED_CLIENTS as readonly string[];
-  return Object.keys(profile.youtube.clients).filter((key) => !known.includes(key));
 }
 
 interface InnertubeBody {
@@ -45,8 +40,10 @@ export function withClientProfile(profile: PlatformProfile, body: Uint8Array, he
   const client = json?.context?.client;
   const entry = typeof client?.clientName === 'string' ? profileClientFor(profile, client.clientName) : undefined;
   if (!client || !entry) return { body, headers };
-  // The web clients are a browser: without a user agent of their own they are the profile's desktop browser.
-  const agent = entry.userAgent ?? (entry.clientName.startsWith('WEB') ? profile.browsers.desktop.userAgent : undefined);
+  // The web clients are a browser: without a user agent of their own they are the profile's desktop
+  // browser (MWEB its mobile one), with that browser's client hints.
+  const browser = entry.userAgent ? undefined : entry.clientName === 'MWEB' ? profile.browsers.mobile : entry.clientName.startsWith('WEB') ? profile.browsers.desktop : undefined;
+  const agent = entry.userAgent ?? browser?.userAgent;
   client.clientName = entry.clientName;
   client.clientVersion = entry.clientVersion;
   if (agent) client.userAgent = agent;
@@ -58,5 +55,6 @@ export function withClientProfile(profile: PlatformProfile, body: Uint8Array, he
   if (device.androidSdkVersion) client.androidSdkVersion = device.androidSdkVersion;
   const rewritten: Record<string, string> = { ...headers, 'x-youtube-client-name': String(entry.clientNameId), 'x-youtube-client-version': entry.clientVersion };
   if (agent) rewritten['user-agent'] = agent;
+  if (browser) Object.assign(rewritten, clientHints(browser.headers));
   return { body: new Uint8Array(Buffer.from(JSON.stringify(json), 'utf8')), headers: rewritten };
 }

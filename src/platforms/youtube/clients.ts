@@ -8,9 +8,8 @@
 import { Constants, type Innertube, type YT } from 'youtubei.js';
 import { GleanerError, isGleanerError } from '../../errors.js';
 import type { HttpClient } from '../../net/http.js';
-import type { PlatformProfile } from '../../profile/load.js';
+import { undescribedClients, type PlatformProfile } from '../../profile/load.js';
 import { callYoutube } from './client.js';
-import { unknownClientKeys } from './client-profile.js';
 import { missingVideo, playabilityError } from './video.js';
 
 export type InnerTubeClient = NonNullable<NonNullable<Parameters<Innertube['getBasicInfo']>[1]>['client']>;
@@ -30,13 +29,16 @@ export function youtubeClients(setting: string | undefined): InnerTubeClient[] {
   return names as InnerTubeClient[];
 }
 
-/** At start: every client of the profile is one youtubei.js can be asked for, named by its field if not. */
-export function checkYoutubeProfile(profile: PlatformProfile): void {
-  const unknown = unknownClientKeys(profile);
-  if (unknown.length > 0) {
-    const known = (Constants.SUPPORTED_CLIENTS as readonly string[]).join(', ');
-    throw new GleanerError('NOT_CONFIGURED', `The platform profile names InnerTube clients youtubei.js does not know (${unknown.map((k) => `youtube.clients.${k}`).join(', ')}; GLEANER_YOUTUBE_CLIENTS or GLEANER_PLATFORM_PROFILE); known: ${known}.`);
-  }
+/**
+ * At start: the clients an order names that the profile does not describe (GLEANER_YOUTUBE_CLIENTS
+ * may name any client youtubei.js knows). They are asked with youtubei.js's own identity, whose
+ * version YouTube may already have retired: one warning each, naming the entry to add.
+ */
+export function youtubeProfileWarnings(profile: PlatformProfile): string[] {
+  return undescribedClients(profile).map((key) => {
+    const own = (Constants.CLIENTS as Record<string, { NAME: string; VERSION: string } | undefined>)[key === 'YTKIDS' ? 'WEB_KIDS' : key];
+    return `The YouTube client ${key} is asked (youtube.order) but the platform profile does not describe it: youtubei.js's own identity${own ? ` (${own.NAME} ${own.VERSION})` : ''} is sent, which YouTube may have retired. Describe it in youtube.clients.${key} (GLEANER_PLATFORM_PROFILE, see docs/platform-profile.md).`;
+  });
 }
 
 export type PlayerOutcome =
