@@ -15,6 +15,7 @@ import { parseProxyList } from './net/egress.js';
 import { CookieJar, parseNetscapeCookies } from './net/cookies.js';
 import { checkYoutubeProfile } from './platforms/youtube/clients.js';
 import { bindProfile } from './platforms/profile.js';
+import { profileSecrets } from './profile/load.js';
 import { Gate } from './gate/gate.js';
 import { OPERATIONS } from './operations/table.js';
 import { WebhookCourier } from './jobs/webhook-courier.js';
@@ -71,6 +72,7 @@ function cookieValues(file: string): string[] {
 
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   rememberConfiguredSecrets(config);
+  rememberSecrets(profileSecrets(config.platformProfile));
   if (config.GLEANER_COOKIES_FILE) rememberSecrets(cookieValues(config.GLEANER_COOKIES_FILE));
   const log = options.logger ?? createLogger(config.GLEANER_LOG_LEVEL, config.GLEANER_LOG_FORMAT);
   // A profile client youtubei.js cannot build stops the start, naming it, rather than failing every transcript.
