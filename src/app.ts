@@ -16,6 +16,7 @@ import { CookieJar, parseNetscapeCookies } from './net/cookies.js';
 import { defaultIdentity } from './net/identity.js';
 import { youtubeProfileWarnings } from './platforms/youtube/clients.js';
 import { bindProfile } from './platforms/profile.js';
+import { profileSecrets } from './profile/load.js';
 import { Gate } from './gate/gate.js';
 import { OPERATIONS } from './operations/table.js';
 import { WebhookCourier } from './jobs/webhook-courier.js';
@@ -72,6 +73,7 @@ function cookieValues(file: string): string[] {
 
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   rememberConfiguredSecrets(config);
+  rememberSecrets(profileSecrets(config.platformProfile));
   if (config.GLEANER_COOKIES_FILE) rememberSecrets(cookieValues(config.GLEANER_COOKIES_FILE));
   const log = options.logger ?? createLogger(config.GLEANER_LOG_LEVEL, config.GLEANER_LOG_FORMAT);
   // A client youtubei.js cannot build was refused with the profile (profile/schema.ts); one it can but the profile does not describe is said here.

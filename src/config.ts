@@ -150,6 +150,9 @@ const schema = z.object({
   GLEANER_RENDER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(20_000),
 });
 
+/** Every variable the configuration reads (tests check that each credential-bearing one is covered by redaction). */
+export const CONFIG_VARIABLES = Object.keys(schema.shape) as ReadonlyArray<keyof z.infer<typeof schema>>;
+
 export type Config = z.infer<typeof schema> & {
   /** The platform profile in force: built-in, GLEANER_PLATFORM_PROFILE and the shorthands merged and validated. */
   platformProfile: PlatformProfile;

@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { ERROR_CODES } from '../src/errors.js';
 import { connectMcp, errorEnvelope } from './helpers/mcp.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 // FUZZ_SEED replays or explores another sequence; the default keeps `npm test` deterministic.
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed_2026);
@@ -331,12 +333,22 @@ describe('hostile MCP tool calls (issue 20.2)', () => {
     );
   }
 
-  it('10,000 calls with made-up, huge and missing tool names and every shape of arguments add no metric series', async () => {
-    const hostile = await startTestServer();
+  /**
+   * 10,000 hostile tools/call on one session: with a Free key, or in keyless mode (GLEANER_MCP_KEYLESS,
+   * no key at all: the session opens without one and every tool call is refused, but the name is
+   * read before the refusal, which is where the old code recorded it).
+   */
+  async function hostileCalls(keyless: boolean): Promise<void> {
+    const hostile = await startTestServer(keyless ? { env: { GLEANER_MCP_KEYLESS: 'true' } } : {});
     try {
-      const key = await hostile.createKey('Free');
-      const client = await connectMcp(hostile.baseUrl, key);
+      const key = keyless ? undefined : await hostile.createKey('Free');
+      const client = key ? await connectMcp(hostile.baseUrl, key) : new Client({ name: 'keyless-fuzz', version: '1' });
+      if (!key) {
+        await client.connect(new StreamableHTTPClientTransport(new URL(`${hostile.baseUrl}/mcp`)));
+        await client.listTools();
+      }
       const sessionId = (client as unknown as { transport: { sessionId: string } }).transport.sessionId;
+      expect(sessionId).toBeTruthy();
       const rnd = prng(SEED ^ 0x20_02);
       const shapes: unknown[] = ['a string', [1, 2], 42, null, true, { nested: { deep: [null] } }, undefined];
       const name = (i: number): unknown => {
@@ -355,7 +367,7 @@ describe('hostile MCP tool calls (issue 20.2)', () => {
         const params = { ...(toolName === undefined ? {} : { name: toolName }), ...(args === undefined ? {} : { arguments: args }) };
         const response = await fetch(`${hostile.baseUrl}/mcp`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': key, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' },
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(key ? { 'x-api-key': key } : {}), 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' },
           body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params }),
         });
         await response.text();
@@ -385,7 +397,11 @@ describe('hostile MCP tool calls (issue 20.2)', () => {
     } finally {
       await hostile.close();
     }
-  }, 300_000);
+  }
+
+  it('10,000 calls with made-up, huge and missing tool names and every shape of arguments add no metric series', () => hostileCalls(false), 300_000);
+
+  it('in keyless mode (no key at all), 10,000 such calls add no metric series either', () => hostileCalls(true), 300_000);
 });
 
 /**

@@ -206,6 +206,25 @@ describe('the loose ends of /mcp (issue 19.3 "Smaller", issue 20.9)', () => {
     const outcome = await Promise.race([ended, new Promise<'still open'>((resolve) => (timer = setTimeout(() => resolve('still open'), 30_000)))]);
     clearTimeout(timer);
     expect(outcome).toBe('ended');
+    // The job the call started is really cancelled, not just left behind: the key's one job is asked
+    // to stop, and once the test releases its step it ends `cancelled`, never `completed`.
+    const listed = await server.request('GET', '/v1/jobs', { apiKey: key });
+    expect(listed.body.jobs).toHaveLength(1);
+    const { jobId } = listed.body.jobs[0] as { jobId: string };
+    // (The cancel is written beside the reply's end, not before it: waited for, bounded.)
+    let asked = false;
+    for (let tries = 0; !asked && tries < 100; tries++) {
+      asked = (await server.app.services.jobs.record(jobId))?.cancelRequested === true;
+      if (!asked) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(asked).toBe(true);
+    let job = listed.body.jobs[0] as { status: string };
+    for (let tries = 0; !['completed', 'failed', 'cancelled'].includes(job.status) && tries < 300; tries++) {
+      gates.emit('step');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      job = (await server.request('GET', `/v1/jobs/${jobId}`, { apiKey: key })).body;
+    }
+    expect(job.status).toBe('cancelled');
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
     await client.close();
   }, 60_000);

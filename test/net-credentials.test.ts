@@ -243,3 +243,53 @@ describe("the SSRF guard's exemption is Gleaner's own calls to the operator's en
     expect(stt.calls).toHaveLength(1);
   });
 });
+
+describe('a direct media file on a platform cookie domain carries no cookie of the operator (finding 3)', () => {
+  let upstream: MediaServer;
+  let stt: SttServer;
+  let media: GeneratedMedia;
+  let server: TestServer;
+  let dir: string;
+
+  beforeAll(async () => {
+    media = generateMedia();
+    [upstream, stt] = await Promise.all([startMediaServer(), startSttServer()]);
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-credentials-media-'));
+    const clip = media.make('clip.mp4', 6);
+    for (const file of ['/some.mp4', '/media/clip.mp4', '/v/clip.mp4']) upstream.serve(file, clip, 'video/mp4');
+    // A caller's file host that sends the download on to a platform host.
+    upstream.serveBody('/moved.mp4', '', 'video/mp4', { location: 'https://www.instagram.com/some.mp4' }, 302);
+    const hosts = ['instagram.com', 'youtube.com', 'google.com', 'x.com', 'files.example'];
+    server = await startTestServer({
+      env: {
+        GLEANER_COOKIES_FILE: writeCookies(dir),
+        GLEANER_UPSTREAM_OVERRIDES: hosts.map((h) => `${h}=${upstream.origin}`).join(','),
+        GLEANER_STT_URL: stt.url,
+        GLEANER_STT_MODEL: 'whisper-test',
+      },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.close();
+    await Promise.all([upstream?.close(), stt?.close()]);
+    if (media) fs.rmSync(media.dir, { recursive: true, force: true });
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('/v1/video/transcript and /v1/metadata of https://www.instagram.com/some.mp4 (and on youtube.com, x.com, after a redirect) send no cookie', async () => {
+    const key = await server.createKey('Pro');
+    const urls = ['https://www.instagram.com/some.mp4', 'https://www.youtube.com/media/clip.mp4', 'https://x.com/v/clip.mp4', 'https://files.example/moved.mp4'];
+    for (const url of urls) {
+      const transcript = await server.request('GET', `/v1/video/transcript?url=${q(url)}`, { apiKey: key });
+      expect(transcript.status, `${url}: ${JSON.stringify(transcript.body)}`).toBe(200);
+      const metadata = await server.request('GET', `/v1/metadata?url=${q(url)}`, { apiKey: key });
+      expect(metadata.status, `${url}: ${JSON.stringify(metadata.body)}`).toBe(200);
+    }
+    const files = upstream.log.filter((r) => r.path.endsWith('.mp4'));
+    // The media file of each URL was fetched (the Instagram one directly and through the redirect).
+    expect(new Set(files.map((r) => r.path))).toEqual(new Set(['/some.mp4', '/media/clip.mp4', '/v/clip.mp4', '/moved.mp4']));
+    expect(files.flatMap(secretsIn)).toEqual([]);
+    expect(files.filter((r) => r.headers.cookie !== undefined || r.headers['x-csrf-token'] !== undefined)).toEqual([]);
+  }, 120_000);
+});

@@ -176,6 +176,45 @@ describe('the profile as configuration', () => {
     expect(human.stdout).toContain(`Platform profile of ${BUILTIN_PROFILE.date}`);
     expect(human.stdout).toContain(BUILTIN_PROFILE.browsers.desktop.userAgent);
   }, 120_000);
+
+  it('`gleaner profile --json` leaves out a bearer token and login headers the operator set, and its output still round-trips (issue 20)', async () => {
+    const token = 'OperatorBearer-PlantedSecret-5c1e9a7d';
+    const fileToken = 'FileBearer-PlantedSecret-2b8f4e6a';
+    const cookie = 'sessionid=ProfileCookie-PlantedSecret-9d3a';
+    // The built-in token is the public web client's: printed as it is when nobody set another.
+    const plain = await cli(['profile', '--json'], {});
+    expect((JSON.parse(plain.stdout) as PlatformProfile).x.bearerToken).toBe(BUILTIN_PROFILE.x.bearerToken);
+    expect(plain.stderr).not.toContain('Left out');
+
+    const withVariable = await cli(['profile', '--json'], { GLEANER_X_BEARER_TOKEN: token });
+    expect(withVariable.code, withVariable.stderr).toBe(0);
+    expect(withVariable.stdout + withVariable.stderr).not.toContain(token);
+    expect(withVariable.stderr).toContain('x.bearerToken');
+    const printed = JSON.parse(withVariable.stdout) as PlatformProfile;
+    expect(printed.x).not.toHaveProperty('bearerToken');
+    expect(printed.x.tweetQueryId).toBe(BUILTIN_PROFILE.x.tweetQueryId);
+    // Saved, it is a valid profile file: the built-in token without the variable, the variable's with it.
+    const saved = writeJson('without-token.json', printed);
+    expect(config({ GLEANER_PLATFORM_PROFILE: saved }).platformProfile.x.bearerToken).toBe(BUILTIN_PROFILE.x.bearerToken);
+    expect(config({ GLEANER_PLATFORM_PROFILE: saved, GLEANER_X_BEARER_TOKEN: token }).platformProfile.x.bearerToken).toBe(token);
+    const again = await cli(['profile', '--json'], { GLEANER_PLATFORM_PROFILE: saved, GLEANER_X_BEARER_TOKEN: token });
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual(printed);
+
+    // A token and a Cookie header in the operator's profile file: left out too, and never in the summary.
+    const file = writeJson('with-secrets.json', { x: { bearerToken: fileToken }, tiktok: { pageHeaders: { Cookie: cookie, 'X-Kept': 'kept' } } });
+    const fromFile = await cli(['profile', '--json'], { GLEANER_PLATFORM_PROFILE: file });
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    expect(fromFile.stdout + fromFile.stderr).not.toContain(fileToken);
+    expect(fromFile.stdout + fromFile.stderr).not.toContain(cookie);
+    expect(fromFile.stderr).toContain('tiktok.pageHeaders.Cookie');
+    const fromFilePrinted = JSON.parse(fromFile.stdout) as PlatformProfile;
+    expect(fromFilePrinted.tiktok.pageHeaders).toEqual({ ...BUILTIN_PROFILE.tiktok.pageHeaders, 'X-Kept': 'kept' });
+    expect(config({ GLEANER_PLATFORM_PROFILE: writeJson('from-file-saved.json', fromFilePrinted) }).platformProfile.x.bearerToken).toBe(BUILTIN_PROFILE.x.bearerToken);
+    const human = await cli(['profile'], { GLEANER_PLATFORM_PROFILE: file, GLEANER_X_BEARER_TOKEN: token });
+    expect(human.code, human.stderr).toBe(0);
+    for (const secret of [token, fileToken, cookie]) expect(human.stdout + human.stderr).not.toContain(secret);
+  }, 120_000);
 });
 
 describe('identities', () => {

@@ -22,7 +22,9 @@ import { OPERATIONS } from '../src/operations/table.js';
 import { chargeOperation } from './support/charged-server.js';
 import { HttpClient } from '../src/net/http.js';
 import { fetchPoToken, poTokenExpiry, PO_TOKEN_MAX_CHARS, PO_TOKEN_MAX_LIFETIME_MS } from '../src/platforms/youtube/potoken.js';
-import { redactText, redactUrl } from '../src/redact.js';
+import { redactText, redactUrl, rememberConfiguredSecrets, rememberSecrets } from '../src/redact.js';
+import { CONFIG_VARIABLES, loadConfig } from '../src/config.js';
+import { profileSecrets } from '../src/profile/load.js';
 import { generateMedia } from './support/media.js';
 
 const run = promisify(execFile);
@@ -91,8 +93,22 @@ describe('configured secrets never reach a reply, a log line or doctor (finding 
     cookieInstagram: 'CookieInstagramSession-9Kc1',
     webhookPassword: 'CallerWebhookPw-6Fj2',
     webhookToken: 'CallerWebhookToken-3Qs7',
+    instagramProxyUser: 'IgProxyUser-5Wd2',
+    instagramProxyPassword: 'IgProxyPw-1Rk7',
+    xProxyPassword: 'XProxyPw-6Jb3',
+    facebookProxyPassword: 'FbProxyPw-0Mv5',
+    browserWsPassword: 'BrowserWsPw-7Pn2',
+    browserWsToken: 'BrowserWsToken-4Cz8',
+    xBearer: 'XBearerToken-Operator-3Hy6-0123456789',
+    profileCookie: 'ProfileHeaderCookie-8Lq4',
+    cookieXAuth: 'CookieXAuthToken-2Vf9',
+    cookieXCt0: 'CookieXCt0-5Nb1',
+    cookieTiktok: 'CookieTiktokSession-7Gs3',
+    cookieFacebook: 'CookieFacebookXs-9Dt6',
+    stdioMadeUpKey: 'gl_StdioMadeUpKey-6Ye2',
   };
-  const planted = Object.values(secrets);
+  /** Every planted secret; the operator's API key joins it once created (it is GLEANER_API_KEY of every process). */
+  const planted: string[] = Object.values(secrets);
   /** Every text a caller or an operator got, with where it came from. */
   const seen: Array<{ where: string; text: string }> = [];
   const look = (where: string, text: string) => seen.push({ where, text });
@@ -129,17 +145,32 @@ describe('configured secrets never reach a reply, a log line or doctor (finding 
         `.youtube.com\tTRUE\t/\tTRUE\t0\tSID\t${secrets.cookieSid}`,
         `.youtube.com\tTRUE\t/\tTRUE\t0\tSAPISID\t${secrets.cookieSapisid}`,
         `.instagram.com\tTRUE\t/\tTRUE\t0\tsessionid\t${secrets.cookieInstagram}`,
+        `.x.com\tTRUE\t/\tTRUE\t0\tauth_token\t${secrets.cookieXAuth}`,
+        `.x.com\tTRUE\t/\tTRUE\t0\tct0\t${secrets.cookieXCt0}`,
+        `.tiktok.com\tTRUE\t/\tTRUE\t0\tsessionid\t${secrets.cookieTiktok}`,
+        `.facebook.com\tTRUE\t/\tTRUE\t0\txs\t${secrets.cookieFacebook}`,
       ].join('\n'),
     );
+    // An operator's profile file with a login header of its own (left out of `gleaner profile --json`, redacted everywhere).
+    const profileFile = path.join(dataDir, 'profile.json');
+    fs.writeFileSync(profileFile, JSON.stringify({ tiktok: { pageHeaders: { Cookie: `sid_tt=${secrets.profileCookie}` } } }));
     const proxyPort = new URL(proxy.url).port;
     env = {
       GLEANER_DATA_DIR: dataDir,
       GLEANER_STORE_URL: `redis://:${secrets.storePassword}@127.0.0.1:${redis.port}`,
       GLEANER_ALLOW_PRIVATE_URLS: 'true',
-      GLEANER_UPSTREAM_OVERRIDES: `youtube.com=${upstream.origin},instagram.com=${upstream.origin},tiktok.com=${upstream.origin}`,
+      GLEANER_UPSTREAM_OVERRIDES: ['youtube.com', 'instagram.com', 'tiktok.com', 'x.com', 'twitter.com', 'facebook.com'].map((host) => `${host}=${upstream.origin}`).join(','),
       GLEANER_PROXY_URL: `http://proxyuser:${secrets.proxyPassword}@127.0.0.1:${proxyPort}`,
       GLEANER_PROXY_URL_YOUTUBE: `http://${secrets.youtubeProxyUser}:${secrets.youtubeProxyPassword}@127.0.0.1:${dead}`,
       GLEANER_PROXY_URL_TIKTOK: `http://ttuser:${secrets.tiktokProxyPassword}@127.0.0.1:${dead}`,
+      // Instagram's pool: a live proxy (credentials in its URL) after a dead one; X's and Facebook's dead.
+      GLEANER_PROXY_URL_INSTAGRAM: `http://iguser:${secrets.instagramProxyPassword}@127.0.0.1:${dead},http://${secrets.instagramProxyUser}:${secrets.instagramProxyPassword}@127.0.0.1:${proxyPort}`,
+      GLEANER_PROXY_URL_X: `socks5://xuser:${secrets.xProxyPassword}@127.0.0.1:${dead}`,
+      GLEANER_PROXY_URL_FACEBOOK: `http://fbuser:${secrets.facebookProxyPassword}@127.0.0.1:${dead}`,
+      // A remote browser that cannot be reached, with a password and a token (as browser fleets take them).
+      GLEANER_BROWSER_WS_URL: `ws://wsuser:${secrets.browserWsPassword}@127.0.0.1:${dead}/chromium?token=${secrets.browserWsToken}`,
+      GLEANER_X_BEARER_TOKEN: secrets.xBearer,
+      GLEANER_PLATFORM_PROFILE: profileFile,
       GLEANER_STT_URL: `http://sttuser:${secrets.sttUrlPassword}@${upstream.origin.slice('http://'.length)}/v1?api_key=${secrets.sttUrlToken}`,
       GLEANER_STT_API_KEY: secrets.sttKey,
       GLEANER_LLM_URL: `http://llmuser:${secrets.llmUrlPassword}@${upstream.origin.slice('http://'.length)}/v1?token=${secrets.llmUrlToken}`,
@@ -152,6 +183,9 @@ describe('configured secrets never reach a reply, a log line or doctor (finding 
       GLEANER_LOG_LEVEL: 'debug',
     };
     key = await createKeyWithCli(env, 'Enterprise', 1000);
+    // The operator's key, as stdio `gleaner mcp` takes it: in every process's environment, a secret like the others.
+    env.GLEANER_API_KEY = key;
+    planted.push(key);
     serve = await startGleaner(['serve', '--port', '0'], env);
   }, 300_000);
 
@@ -173,6 +207,27 @@ describe('configured secrets never reach a reply, a log line or doctor (finding 
     return { status: response.status, text };
   };
 
+  it("every credential-bearing variable of config.ts is planted here, and this process's redaction takes each planted value out", async () => {
+    // A variable added to config.ts whose name says it may hold a credential (or a file of them) fails here until planted.
+    const credentialBearing = CONFIG_VARIABLES.filter((name) => /_(URL|KEY|TOKEN|SECRET|COOKIES?|PASSWORD|PROFILE)(_|$)/.test(name));
+    expect(credentialBearing.length).toBeGreaterThanOrEqual(18);
+    const fileVariables = new Set(['GLEANER_COOKIES_FILE', 'GLEANER_PLATFORM_PROFILE']);
+    for (const name of credentialBearing) {
+      expect(env[name], `${name} is not planted`).toBeDefined();
+      const value = fileVariables.has(name) ? fs.readFileSync(env[name], 'utf8') : env[name];
+      expect(planted.filter((secret) => value.includes(secret)), `${name} holds no planted secret`).not.toEqual([]);
+    }
+    // What start-up remembers (configuration and profile; the cookie values are checked end to end) takes out every planted value.
+    const config = loadConfig(env);
+    rememberConfiguredSecrets(config);
+    rememberSecrets(profileSecrets(config.platformProfile));
+    for (const name of credentialBearing.filter((n) => !fileVariables.has(n))) {
+      const shown = redactText(`${name}=${env[name]}`);
+      expect(planted.filter((secret) => shown.includes(secret)), `${name} after redaction: ${shown}`).toEqual([]);
+    }
+    expect(profileSecrets(config.platformProfile)).toEqual(expect.arrayContaining([secrets.xBearer, `sid_tt=${secrets.profileCookie}`]));
+  });
+
   it('REST successes and failures (upstream failures through dead proxies, a refusing upstream), /healthz and /metrics carry none', async () => {
     expect((await rest('GET', '/v1/me', { apiKey: key })).status).toBe(200);
     expect((await rest('GET', '/healthz')).status).toBe(200);
@@ -189,6 +244,15 @@ describe('configured secrets never reach a reply, a log line or doctor (finding 
     // Instagram's requests carry the operator's cookie to the (overridden) platform, which quotes it back in a refusal.
     expect((await rest('GET', `/v1/transcript?url=${encodeURIComponent('https://www.instagram.com/reel/Chunk8-jurw/')}`, { apiKey: key })).status).toBeGreaterThanOrEqual(400);
     expect((await rest('GET', '/v1/me', { apiKey: 'gl_made_up_key' })).status).toBe(401);
+    // X (its bearer token and cookies) through its dead SOCKS proxy; Facebook through its dead proxy.
+    expect((await rest('GET', `/v1/metadata?url=${encodeURIComponent('https://x.com/someone/status/20')}`, { apiKey: key })).status).toBeGreaterThanOrEqual(400);
+    expect((await rest('GET', `/v1/transcript?url=${encodeURIComponent('https://x.com/someone/status/21')}`, { apiKey: key })).status).toBeGreaterThanOrEqual(400);
+    expect((await rest('GET', `/v1/transcript?url=${encodeURIComponent('https://www.facebook.com/watch?v=1234567890')}`, { apiKey: key })).status).toBeGreaterThanOrEqual(400);
+    expect((await rest('GET', `/v1/metadata?url=${encodeURIComponent('https://www.facebook.com/Nintendo/videos/387081299304444/')}`, { apiKey: key })).status).toBeGreaterThanOrEqual(400);
+    // A page that must be rendered, by the remote browser that cannot be reached.
+    const rendered = await rest('GET', `/v1/web/scrape?url=${encodeURIComponent(`${upstream.origin}/page`)}&render=always`, { apiKey: key });
+    expect(rendered.status, rendered.text).toBeGreaterThanOrEqual(400);
+    expect((await rest('GET', '/metrics')).status).toBe(200);
     // A crawl whose webhook (userinfo and a token in its query) is refused: the failed delivery is logged.
     const hook = `http://hookuser:${secrets.webhookPassword}@${upstream.origin.slice('http://'.length)}/hook?token=${secrets.webhookToken}`;
     const crawl = await rest('POST', '/v1/web/crawl', { apiKey: key, body: { url: `${upstream.origin}/page`, maxPages: 1, webhook: hook } });
@@ -215,6 +279,16 @@ describe('configured secrets never reach a reply, a log line or doctor (finding 
       look('mcp youtube_transcript', JSON.stringify(failed));
       const refused = await client.callTool({ name: 'web_scrape', arguments: { url: `${upstream.origin}/denied` } });
       look('mcp web_scrape', JSON.stringify(refused));
+      for (const [name, args] of [
+        ['metadata', { url: 'https://x.com/someone/status/22' }],
+        ['transcript', { url: 'https://www.instagram.com/reel/Chunk8-jurw/' }],
+        ['transcript', { url: 'https://www.facebook.com/watch?v=1234567890' }],
+        ['transcript', { url: 'https://www.tiktok.com/@someone/video/6748451240264420610' }],
+        ['web_scrape', { url: `${upstream.origin}/page`, render: 'always' }],
+      ] as const) {
+        const failed = await client.callTool({ name, arguments: args });
+        look(`mcp ${name}`, JSON.stringify(failed));
+      }
     } finally {
       await client.close();
     }
@@ -229,8 +303,24 @@ describe('configured secrets never reach a reply, a log line or doctor (finding 
     look('doctor stderr', result.stderr);
     const report = JSON.parse(result.stdout) as { checks: Array<{ name: string; status: string; detail: string }> };
     expect(report.checks.find((check) => check.name === 'speech-to-text')?.status).toBe('failed');
+    const text = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'doctor', 'https://x.com/someone/status/20', `${upstream.origin}/page`], {
+      env: { ...process.env, ...env },
+    }).catch((error: { stdout: string; stderr: string }) => error);
+    expect(text.stdout).toContain('speech-to-text');
+    look('doctor (text) stdout', text.stdout);
+    look('doctor (text) stderr', text.stderr);
     expect(leaks()).toEqual([]);
   }, 240_000);
+
+  it('`gleaner profile` and `gleaner profile --json` carry none (the bearer token and the Cookie header left out)', async () => {
+    for (const args of [['profile'], ['profile', '--json']]) {
+      const result = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, ...env } });
+      look(`${args.join(' ')} stdout`, result.stdout);
+      look(`${args.join(' ')} stderr`, result.stderr);
+    }
+    expect(seen.find(({ where }) => where === 'profile --json stderr')?.text).toContain('x.bearerToken');
+    expect(leaks()).toEqual([]);
+  }, 120_000);
 
   it('the start-up lines of worker and mcp name the store without its password', async () => {
     const worker = await startGleaner(['worker'], env);
@@ -242,10 +332,31 @@ describe('configured secrets never reach a reply, a log line or doctor (finding 
     transport.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await client.connect(transport);
     const account = await client.callTool({ name: 'account', arguments: {} });
+    expect(account.isError).toBeFalsy();
     look('stdio mcp account', JSON.stringify(account));
+    for (const [name, args] of [
+      ['youtube_transcript', { videoId: 'kX3nB4PpJko' }],
+      ['metadata', { url: 'https://x.com/someone/status/23' }],
+      ['transcript', { url: `${upstream.origin}/clip.mp3`, mode: 'auto' }],
+      ['web_scrape', { url: `${upstream.origin}/page`, render: 'always' }],
+    ] as const) {
+      look(`stdio mcp ${name}`, JSON.stringify(await client.callTool({ name, arguments: args })));
+    }
     await client.close();
     look('mcp stderr', stderr);
     expect(stderr).toContain('***@127.0.0.1');
+    // GLEANER_API_KEY that no store knows: the refusal names the variable, never its value.
+    const madeUp = new Client({ name: 'secrets-test-made-up', version: '1' });
+    const madeUpTransport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp'], env: { ...(process.env as Record<string, string>), ...env, GLEANER_API_KEY: secrets.stdioMadeUpKey }, stderr: 'pipe' });
+    let madeUpStderr = '';
+    madeUpTransport.stderr!.on('data', (chunk: Buffer) => (madeUpStderr += chunk.toString()));
+    await madeUp.connect(madeUpTransport);
+    const refused = await madeUp.callTool({ name: 'account', arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused)).toContain('GLEANER_API_KEY');
+    look('stdio mcp made-up key account', JSON.stringify(refused));
+    await madeUp.close();
+    look('mcp (made-up key) stderr', madeUpStderr);
     await worker.stop();
     look('worker stderr', worker.log());
     expect(leaks()).toEqual([]);

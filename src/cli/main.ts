@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import type { Config } from '../config.js';
-import { redactText, rememberConfiguredSecrets } from '../redact.js';
+import { redactText, rememberConfiguredSecrets, rememberSecrets } from '../redact.js';
 
 type Run = (config: Config, args: string[]) => Promise<number>;
 
@@ -146,6 +146,9 @@ async function main(argv: string[]): Promise<number> {
   }
   // From here on, no log line or message of this process shows a configured credential.
   rememberConfiguredSecrets(config);
+  // And those the operator put in the platform profile (an X bearer token of their own, login headers).
+  const { profileSecrets } = await import('../profile/load.js');
+  rememberSecrets(profileSecrets(config.platformProfile));
   const run = await command.load();
   return run(config, rest);
 }

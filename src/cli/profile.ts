@@ -1,17 +1,53 @@
 /**
  * `gleaner profile [--json]`: the platform profile in force (built-in, GLEANER_PLATFORM_PROFILE and
- * the shorthand variables merged). --json prints it whole: saved and edited, it is a valid
- * GLEANER_PLATFORM_PROFILE file.
+ * the shorthand variables merged). --json prints it whole but for an operator's own credential:
+ * saved and edited, it is a valid GLEANER_PLATFORM_PROFILE file.
+ *
+ * An X bearer token the operator set (GLEANER_X_BEARER_TOKEN or a profile file), and any login
+ * header (Cookie, Authorization, ...) of a header set, are left out of the output, with a note on
+ * stderr: a file saved from it falls back to the built-in values there, and GLEANER_X_BEARER_TOKEN
+ * still applies over the file. The built-in token is the public web client's, known to everyone,
+ * and is printed as it is.
  */
 import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
-import { BUILTIN_PROFILE, profileAgeDays, type PlatformProfile } from '../profile/load.js';
+import { BUILTIN_PROFILE, CREDENTIAL_HEADER, profileAgeDays, profileHeaderSets, profileSecrets, type PlatformProfile } from '../profile/load.js';
+import { redactText } from '../redact.js';
 import { youtubeProfileWarnings } from '../platforms/youtube/clients.js';
+
+/** The profile as printed, without a credential of the operator's (see the file's head), and the paths left out. */
+export function printableProfile(profile: PlatformProfile): { profile: PlatformProfile; left: string[] } {
+  const printed = structuredClone(profile);
+  const left: string[] = [];
+  if (profileSecrets(profile).includes(profile.x.bearerToken)) {
+    delete (printed.x as Partial<PlatformProfile['x']>).bearerToken;
+    left.push('x.bearerToken');
+  }
+  for (const [where, headers] of profileHeaderSets(printed)) {
+    for (const name of Object.keys(headers)) {
+      if (!CREDENTIAL_HEADER.test(name)) continue;
+      delete headers[name];
+      left.push(`${where}.${name}`);
+    }
+  }
+  return { profile: printed, left };
+}
 
 export async function runProfile(config: Config, args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } }, allowPositionals: false });
   const profile = config.platformProfile;
-  process.stdout.write(values.json ? `${JSON.stringify(profile, null, 2)}\n` : summary(profile, config.GLEANER_PLATFORM_PROFILE));
+  if (values.json) {
+    const { profile: printed, left } = printableProfile(profile);
+    if (left.length > 0) {
+      process.stderr.write(
+        `Left out of this output: ${left.join(', ')} (credentials you set, in GLEANER_X_BEARER_TOKEN or your profile file). A file saved from it falls back to the built-in values there (X's public web token) unless you add them back; GLEANER_X_BEARER_TOKEN, if still set, applies over the file.\n`,
+      );
+    }
+    process.stdout.write(`${JSON.stringify(printed, null, 2)}\n`);
+  } else {
+    // The summary names no token; it is redacted all the same, as every text this process shows.
+    process.stdout.write(redactText(summary(profile, config.GLEANER_PLATFORM_PROFILE)));
+  }
   return 0;
 }
 

@@ -81,6 +81,33 @@ export function loadPlatformProfile(sources: ProfileSources = {}): PlatformProfi
   return parsed.data;
 }
 
+/** Header names whose value is a credential, in a header set of the profile. */
+export const CREDENTIAL_HEADER = /^(cookie|authorization|proxy-authorization|x-csrf-token)$/i;
+
+/** The profile's header sets, by their path in the profile. */
+export function profileHeaderSets(profile: PlatformProfile): Array<[string, Record<string, string>]> {
+  return [
+    ['browsers.desktop.headers', profile.browsers.desktop.headers],
+    ['browsers.mobile.headers', profile.browsers.mobile.headers],
+    ['tiktok.pageHeaders', profile.tiktok.pageHeaders],
+    ['tiktok.mediaHeaders', profile.tiktok.mediaHeaders],
+  ];
+}
+
+/**
+ * The credentials an operator put into the profile (GLEANER_X_BEARER_TOKEN or a profile file): X's
+ * bearer token when it is not the built-in one, and the value of any login header (Cookie,
+ * Authorization, ...) of a header set. The built-in token is the platform's public web client's,
+ * in every browser that opens x.com: public knowledge, not a secret of the operator.
+ */
+export function profileSecrets(profile: PlatformProfile): string[] {
+  const found = profile.x.bearerToken !== BUILTIN_PROFILE.x.bearerToken ? [profile.x.bearerToken] : [];
+  for (const [, headers] of profileHeaderSets(profile)) {
+    for (const [name, value] of Object.entries(headers)) if (CREDENTIAL_HEADER.test(name) && value) found.push(value);
+  }
+  return found;
+}
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Whole days from a profile date (YYYY-MM-DD) to `now`. */
