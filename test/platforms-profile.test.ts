@@ -152,6 +152,16 @@ describe('the profile as configuration', () => {
     expect(youtubeProfileWarnings(profile)).toEqual([]);
   });
 
+  it("the README's example under \"When a platform blocks you\" is a valid GLEANER_PLATFORM_PROFILE", () => {
+    const readme = fs.readFileSync(path.join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    const example = /## When a platform blocks you[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example, 'a ```json block under "## When a platform blocks you"').toBeTruthy();
+    const written = JSON.parse(example!) as { youtube: { clients: { ANDROID: { clientVersion: string; userAgent: string } } } };
+    const profile = config({ GLEANER_PLATFORM_PROFILE: writeJson('readme-example.json', example!) }).platformProfile;
+    expect(profile.youtube.clients.ANDROID.clientVersion).toBe(written.youtube.clients.ANDROID.clientVersion);
+    expect(profile.youtube.clients.ANDROID.userAgent).toBe(written.youtube.clients.ANDROID.userAgent);
+  });
+
   it('a malformed profile stops `gleaner serve` with the field named, before it listens', async () => {
     const file = writeJson('serve-bad.json', { youtube: { clients: { ANDROID: { clientVersion: 21 } } } });
     const run = await cli(['serve'], { GLEANER_PLATFORM_PROFILE: file });
