@@ -19,6 +19,11 @@ import { silentLogger } from '../src/log.js';
 
 /** What the issue allows for the whole default list, names to annotations. */
 const LIST_BUDGET = 20_000;
+/**
+ * Room kept under the budget for the next round's inputs: a list that only just fits (19,931 once)
+ * is one parameter away from failing.
+ */
+const HEADROOM = 1_500;
 
 let server: TestServer;
 let key: string;
@@ -55,10 +60,10 @@ async function toolsWith(setting: string | undefined): Promise<ToolDescriptor[]>
 }
 
 describe('the default tool list', () => {
-  it(`is at most ${LIST_BUDGET} characters of JSON, names, descriptions, schemas and annotations all in`, async () => {
+  it(`is at most ${LIST_BUDGET} characters of JSON (with ${HEADROOM} to spare), names, descriptions, schemas and annotations all in`, async () => {
     const { json, tools } = await listOverTheWire(server.baseUrl, key);
     expect(tools.length).toBeGreaterThan(15);
-    expect(json.length).toBeLessThanOrEqual(LIST_BUDGET);
+    expect(json.length).toBeLessThanOrEqual(LIST_BUDGET - HEADROOM);
     // Recorded where a reader looks for it: the figure this test measured.
     console.info(`tools/list: ${tools.length} tools, ${json.length} characters`);
   });

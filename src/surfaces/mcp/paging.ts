@@ -173,9 +173,10 @@ export function createPager(app: App): Pager {
       if (!shape(operation)) return schema;
       const properties: Record<string, unknown> = {
         ...(schema.properties as Record<string, unknown>),
-        // Kept small: every listed tool costs context. The reply's footer says how to use the cursor.
+        // Kept small: every listed tool costs context. The reply's footer says how to use the cursor,
+        // and a maxChars out of range is refused with the range.
         cursor: { type: 'string' },
-        maxChars: { type: 'integer', minimum: MIN_PAGE_CHARS },
+        maxChars: { type: 'integer' },
       };
       if (isTimed(operation)) {
         properties.from = { type: 'number', description: 'Seconds' };
