@@ -6,9 +6,11 @@ import { createToolSet, type ToolSet } from '../surfaces/mcp/toolset.js';
 import { SERVER_IDENTITY } from '../surfaces/identity.js';
 import { localOwner } from './local-owner.js';
 import { untilSignal } from './signals.js';
+import { installUpstreamSafetyNet } from './upstream-faults.js';
 
 export async function runMcp(config: Config): Promise<number> {
   const app = await createApp(config);
+  installUpstreamSafetyNet(app.log);
   let tools: ToolSet = createToolSet(app);
   if (!config.GLEANER_API_KEY) {
     // No key configured: this process belongs to whoever runs it, so it acts as the store's local owner.
