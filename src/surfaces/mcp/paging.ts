@@ -17,7 +17,6 @@ import type { AnyOperation } from '../../operations/define.js';
 import { describeIssues } from '../../gate/validation.js';
 import { pageAt, pageBody, type Layout, type PageSpan, type Range } from './pages.js';
 import { clock, isTimed, shapeOf, type Shape } from './page-shapes.js';
-import { trimmedJson } from './trim.js';
 
 /** How long the pages of a reply stay readable through its cursor. */
 export const PAGES_KEPT_MS = 30 * 60_000;
@@ -126,10 +125,8 @@ export function createPager(app: App): Pager {
   };
 
   function render(operation: AnyOperation, body: Record<string, unknown>, layout: Layout | undefined, span: PageSpan | undefined, request: PageRequest, cursor?: string): PagedOutcome {
-    if (!layout || !span) {
-      const json = JSON.stringify(body);
-      return { body, text: json.length <= request.maxChars ? json : trimmedJson(body, request.maxChars) };
-    }
+    // A reply with nothing to page is short (an account, a video's facts, a running job): shown whole.
+    if (!layout || !span) return { body, text: JSON.stringify(body) };
     const whole = span.start === 0 && span.next === undefined && request.range.from === undefined && request.range.to === undefined;
     const page = whole ? body : pageBody(body, layout, span);
     const { from, to } = request.range;
