@@ -296,7 +296,7 @@ export const youtubeSearchOp = defineOperation({
   name: 'youtube_search',
   title: 'Search YouTube',
   description:
-    'Searches YouTube (videos, channels, playlists) with filters. To continue, pass nextPageToken as pageToken. 1 credit per 50 results.',
+    'Searches YouTube (videos, channels, playlists) with filters. 1 credit per 50 results.',
   http: { method: 'GET', path: '/v1/youtube/search', aliases: ['/v1/vidsite/search'] },
   input: z.object({
     query: z.string().min(1).max(500).describe('What to search for'),
