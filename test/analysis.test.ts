@@ -163,8 +163,43 @@ describe('video_analysis over MCP with only the client model (sampling)', () => 
     expect(job.result.data).toEqual({ summary: 'Sampled.', lines: 3 });
     expect(job.result.model).toBe('mcp-sampling');
     expect(prompts[0]).toContain('Hey, this is just a test');
+    // The text block is the answer itself, whole (a JSON answer is never cut), not a pointer elsewhere.
+    const text = (result.content as Array<{ text: string }>)[0].text;
+    expect(text).toContain(JSON.stringify({ summary: 'Sampled.', lines: 3 }, null, 2));
+    expect(text).toContain(`Analysis of ${VIDEO} by mcp-sampling`);
+    expect(text).not.toMatch(/structuredContent/);
     await client.close();
   });
+
+  it('a long text answer comes in pages through nextCursor, the text block and structuredContent the same part (issue 19.1)', async () => {
+    const key = await withoutModel.createKey('Pro');
+    const client = new Client({ name: 'sampling-client', version: '1.0.0' }, { capabilities: { sampling: {} } });
+    const paragraphs = Array.from({ length: 60 }, (_, i) => `Paragraph ${i}: ${'the video shows a lighthouse keeper at work '.repeat(15).trim()}.`);
+    const answer = paragraphs.join('\n\n');
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'client-model', content: { type: 'text', text: answer } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${withoutModel.baseUrl}/mcp`), { requestInit: { headers: { 'x-api-key': key } } }));
+    const pages: Array<{ text: string; structured: any }> = [];
+    let args: Record<string, unknown> = { url: VIDEO, prompt: 'Describe it at length.', maxChars: 8_000 };
+    for (;;) {
+      const result = await client.callTool({ name: 'video_analysis', arguments: args });
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+      const page = { text: (result.content as Array<{ text: string }>)[0].text, structured: result.structuredContent as any };
+      pages.push(page);
+      expect(page.text).not.toMatch(/structuredContent/);
+      // The text block holds exactly this page's part of the answer.
+      expect(page.text).toContain(page.structured.result.data);
+      if (!page.structured.nextCursor) break;
+      expect(page.text).toContain(`cursor="${page.structured.nextCursor}"`);
+      args = { cursor: page.structured.nextCursor, maxChars: 8_000 };
+      expect(pages.length).toBeLessThan(50);
+    }
+    expect(pages.length).toBeGreaterThan(2);
+    expect(pages.map((p) => p.structured.result.data).join('')).toBe(answer);
+    // REST stays whole: the job's record carries the same answer in one piece.
+    const rest = await withoutModel.request('GET', `/v1/jobs/${pages[0].structured.jobId}`, { apiKey: key });
+    expect(rest.body.result.data).toBe(answer);
+    await client.close();
+  }, 60_000);
 });
 
 describe('AI translation where YouTube offers none', () => {

@@ -12,7 +12,6 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { startTestServer, type TestServer } from './helpers/server.js';
 import { OPERATIONS } from '../src/operations/table.js';
-import { trimmedJson } from '../src/surfaces/mcp/trim.js';
 
 let server: TestServer;
 let document: any;
@@ -83,17 +82,5 @@ describe('the account reply', () => {
     expect(me.status).toBe(200);
     expect(Number.isInteger(me.body.credits)).toBe(true);
     expect(me.body).toMatchObject({ plan: 'Enterprise', unlimited: true, monthlyCredits: null });
-  });
-});
-
-describe('MCP text parts', () => {
-  it('trim a large reply to the budget, marking each cut', () => {
-    const pages = Array.from({ length: 30 }, (_, i) => ({ url: `https://example.com/${i}`, content: 'word '.repeat(400) }));
-    const text = trimmedJson({ pages }, 8_000);
-    expect(text.length).toBeLessThanOrEqual(8_000 + 100);
-    expect(text).toContain('more items in structuredContent');
-    expect(text).toContain('https://example.com/0');
-    const small = { a: 1 };
-    expect(trimmedJson(small, 8_000)).toBe(JSON.stringify(small));
   });
 });

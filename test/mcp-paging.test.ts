@@ -355,6 +355,74 @@ describe('a transcript batch over MCP', () => {
   }, 180_000);
 });
 
+describe('the other long replies over MCP: maps, video lists, video batches, plain-text transcripts', () => {
+  /** Every page's text block shows the items its structuredContent holds, and no other face is pointed at. */
+  const sameFaces = (pages: Page[], items: (page: Page) => string[]) => {
+    for (const page of pages) {
+      expect(page.text).not.toMatch(/structuredContent/);
+      for (const item of items(page)) expect(page.text).toContain(item);
+    }
+  };
+
+  it('web_map pages its URLs, one a line', async () => {
+    const mapSite = await startFixtureSite({ pages: 120 });
+    try {
+      const pages = await allPages(client, 'web_map', { url: mapSite.origin, limit: 200, maxChars: 1_000 });
+      const rest = await server.request('GET', `/v1/web/map?url=${encodeURIComponent(mapSite.origin)}&limit=200`, { apiKey: key });
+      expect(rest.status).toBe(200);
+      expect(rest.body.urls.length).toBeGreaterThan(100);
+      expect(pages.length).toBeGreaterThan(3);
+      expect(pages.flatMap((p) => p.structured.urls)).toEqual(rest.body.urls);
+      sameFaces(pages, (page) => page.structured.urls.map((url: string) => `${url}\n`));
+    } finally {
+      await mapSite.close();
+    }
+  }, 120_000);
+
+  it("a channel's and a playlist's video ids come in pages of links", async () => {
+    const channel = await allPages(client, 'youtube_channel_videos', { id: 'UCTwECeGqMZee77BjdoYtI2Q', type: 'video', limit: 60, maxChars: 1_000 });
+    const channelRest = await server.request('GET', '/v1/youtube/channel/videos?id=UCTwECeGqMZee77BjdoYtI2Q&type=video&limit=60', { apiKey: key });
+    expect(channelRest.body.videoIds).toHaveLength(60);
+    expect(channel.length).toBeGreaterThan(1);
+    expect(channel.flatMap((p) => p.structured.videoIds)).toEqual(channelRest.body.videoIds);
+    sameFaces(channel, (page) => page.structured.videoIds.map((id: string) => `- https://www.youtube.com/watch?v=${id}\n`));
+
+    const playlist = await allPages(client, 'youtube_playlist_videos', { id: 'PLoumn5BIsUDeGF1vy5Nylf_RJKn5aL_nr', limit: 150, maxChars: 1_000 });
+    const playlistRest = await server.request('GET', '/v1/youtube/playlist/videos?id=PLoumn5BIsUDeGF1vy5Nylf_RJKn5aL_nr&limit=150', { apiKey: key });
+    expect(playlistRest.body.videoIds).toHaveLength(150);
+    expect(playlist.length).toBeGreaterThan(4);
+    expect(playlist.flatMap((p) => p.structured.videoIds)).toEqual(playlistRest.body.videoIds);
+    sameFaces(playlist, (page) => page.structured.videoIds.map((id: string) => `- https://www.youtube.com/watch?v=${id}\n`));
+    for (const page of playlist) expect(page.structured.playlistId).toBe(playlistRest.body.playlistId);
+  }, 120_000);
+
+  it("youtube_video_batch pages its job's results by video", async () => {
+    const videoIds = ['kX3nB4PpJko', VIDEO, 'F1xioXWb8CY', ...Array.from({ length: 17 }, (_, i) => `zzzzzzzzz${String(i).padStart(2, '0')}`)];
+    const pages = await allPages(client, 'youtube_video_batch', { videoIds, maxChars: 1_000 });
+    const jobId = pages[0].structured.jobId as string;
+    const rest = await server.request('GET', `/v1/jobs/${jobId}`, { apiKey: key });
+    expect(rest.body.status).toBe('completed');
+    expect(pages.length).toBeGreaterThan(1);
+    expect(pages.flatMap((p) => p.structured.result.results)).toEqual(rest.body.result.results);
+    sameFaces(pages, (page) => page.structured.result.results.map((item: { videoId: string }) => `## ${item.videoId}\n`));
+  }, 120_000);
+
+  it('a transcript as plain text (text=true) pages by paragraph or line, never mid-word', async () => {
+    const pages = await allPages(client, 'youtube_transcript', { url: VIDEO, text: true, maxChars: 5_000 });
+    const rest = await server.request('GET', `/v1/youtube/transcript?video_id=${VIDEO}&text=true`, { apiKey: key });
+    expect(typeof rest.body.content).toBe('string');
+    expect(pages.length).toBeGreaterThan(3);
+    expect(pages.map((p) => p.structured.content).join('')).toBe(rest.body.content);
+    for (const page of pages) {
+      expect(typeof page.structured.content).toBe('string');
+      expect(page.structured.content.length).toBeLessThanOrEqual(5_000);
+      expect(page.text).toContain(page.structured.content);
+      expect(page.text).not.toMatch(/structuredContent/);
+    }
+    for (const page of pages.slice(0, -1)) expect(page.structured.content).toMatch(/\s$/);
+  }, 120_000);
+});
+
 describe('YouTube search results over MCP', () => {
   it('are a numbered list, paged by result', async () => {
     const pages = await allPages(client, 'youtube_search', { query: 'test', limit: 40, maxChars: 1_000 });

@@ -73,7 +73,12 @@ describe('sessions clients abandon never lock a key out (issue 19.3)', () => {
     // Ten clients that close without ending their session (the SDK's Client.close(), the Inspector CLI).
     for (let i = 0; i < 10; i++) await (await connectMcp(server.baseUrl, key)).close();
     // Ten bare initializes that are never used again (mcp-remote's probe).
-    for (let i = 0; i < 10; i++) expect((await rawInitialize(key)).status).toBe(200);
+    const probes: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const { status, sessionId } = await rawInitialize(key);
+      expect(status).toBe(200);
+      probes.push(sessionId!);
+    }
     // Ten clients left connected and silent, their GET streams open.
     const silent: Client[] = [];
     for (let i = 0; i < 10; i++) silent.push(await connectMcp(server.baseUrl, key));
@@ -81,8 +86,10 @@ describe('sessions clients abandon never lock a key out (issue 19.3)', () => {
     const result = await fresh.callTool({ name: 'account', arguments: {} });
     expect(result.isError).toBeFalsy();
     expect((result.structuredContent as { plan: string }).plan).toBe('Pro');
-    // Each session that made room was logged.
-    expect(logLines.filter((line) => line.includes('MCP session cap reached')).length).toBeGreaterThanOrEqual(21);
+    // Each session that made room was logged, by its id: the silent clients took the probes' places.
+    const evicted = logLines.filter((line) => line.includes('MCP session cap reached')).map((line) => JSON.parse(line).sessionId);
+    expect(evicted.length).toBeGreaterThanOrEqual(21);
+    expect(evicted).toEqual(expect.arrayContaining(probes));
     await fresh.close();
     for (const client of silent) await client.close();
   }, 120_000);
@@ -132,6 +139,43 @@ describe('sessions clients abandon never lock a key out (issue 19.3)', () => {
       await redis?.stop();
     }
   }, 120_000);
+});
+
+describe('idle sessions (GLEANER_MCP_SESSION_IDLE_SECONDS)', () => {
+  it('a session with nothing open closes after the idle time, and says so in the log; one whose client holds its stream stays', async () => {
+    const lines: string[] = [];
+    let heard: (() => void) | undefined;
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        heard?.();
+        done();
+      },
+    });
+    const idle = await startTestServer({ logger: pino({ level: 'info' }, sink), env: { GLEANER_MCP_SESSION_IDLE_SECONDS: '10' } });
+    try {
+      const key = await idle.createKey('Pro');
+      const listening = await connectMcp(idle.baseUrl, key);
+      const { sessionId, status } = await rawInitialize(key, idle.baseUrl);
+      expect(status).toBe(200);
+      const opened = Date.now();
+      // The sweep's log line for this session: no sleep, the test waits for the event itself.
+      const closedLine = () => lines.find((line) => line.includes('MCP session closed after being idle') && line.includes(sessionId!));
+      await new Promise<void>((resolve) => {
+        heard = () => closedLine() && resolve();
+        heard();
+      });
+      const logged = JSON.parse(closedLine()!);
+      expect(logged.idleSeconds).toBeGreaterThanOrEqual(10);
+      expect(Date.now() - opened).toBeGreaterThanOrEqual(10_000);
+      expect(await alive(key, sessionId!, idle.baseUrl)).toBe(false);
+      // Opened at the same moment, but its client holds the GET stream open: not idle.
+      expect(await alive(key, sessionOf(listening), idle.baseUrl)).toBe(true);
+      await listening.close();
+    } finally {
+      await idle.close();
+    }
+  }, 60_000);
 });
 
 describe('the loose ends of /mcp (issue 19.3 "Smaller", issue 20.9)', () => {

@@ -19,6 +19,11 @@ import { silentLogger } from '../src/log.js';
 
 /** What the issue allows for the whole default list, names to annotations. */
 const LIST_BUDGET = 20_000;
+/**
+ * Room kept under the budget for the next round's inputs: a list that only just fits (19,931 once)
+ * is one parameter away from failing.
+ */
+const HEADROOM = 1_500;
 
 let server: TestServer;
 let key: string;
@@ -55,10 +60,10 @@ async function toolsWith(setting: string | undefined): Promise<ToolDescriptor[]>
 }
 
 describe('the default tool list', () => {
-  it(`is at most ${LIST_BUDGET} characters of JSON, names, descriptions, schemas and annotations all in`, async () => {
+  it(`is at most ${LIST_BUDGET} characters of JSON (with ${HEADROOM} to spare), names, descriptions, schemas and annotations all in`, async () => {
     const { json, tools } = await listOverTheWire(server.baseUrl, key);
     expect(tools.length).toBeGreaterThan(15);
-    expect(json.length).toBeLessThanOrEqual(LIST_BUDGET);
+    expect(json.length).toBeLessThanOrEqual(LIST_BUDGET - HEADROOM);
     // Recorded where a reader looks for it: the figure this test measured.
     console.info(`tools/list: ${tools.length} tools, ${json.length} characters`);
   });
@@ -118,6 +123,11 @@ describe('GLEANER_MCP_TOOLS', () => {
     expect(defaults).toEqual(expect.arrayContaining(['transcript', 'web_scrape', 'youtube_search', 'account', 'video_analysis']));
     expect(await names('all')).toEqual(expect.arrayContaining([...defaults, 'tiktok_transcript', 'x_transcript']));
     expect(await names('web')).toEqual(['metadata', 'web_crawl', 'web_map', 'web_scrape']);
+    // video: the tools that take any video link (the per-platform transcripts only by name).
+    expect(await names('video')).toEqual(['metadata', 'transcript', 'video_transcript']);
+    expect(await names('analysis')).toEqual(['video_analysis']);
+    expect(await names('video,analysis')).toEqual(['metadata', 'transcript', 'video_analysis', 'video_transcript']);
+    expect(await names('video, tiktok_transcript')).toEqual(['metadata', 'tiktok_transcript', 'transcript', 'video_transcript']);
     expect(await names('account, tiktok_transcript')).toEqual(['account', 'job_cancel', 'job_list', 'job_status', 'tiktok_transcript']);
     const youtube = await names('youtube');
     expect(youtube.every((name) => name.startsWith('youtube_') || name === 'transcript')).toBe(true);

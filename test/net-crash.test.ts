@@ -7,14 +7,19 @@
  * this process and record every uncaught exception; the last run a real `gleaner serve` in a
  * process of its own, 50 transcripts of each kind, and check it is still serving afterwards.
  */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HttpClient } from '../src/net/http.js';
-import { h1GuardActive } from '../src/net/h1-guard.js';
+import { guardedConnector, h1GuardActive, onH1GuardCatch, type H1GuardCatch } from '../src/net/h1-guard.js';
+import { isUpstreamClientFault } from '../src/cli/upstream-faults.js';
 import { isGleanerError } from '../src/errors.js';
 import { startClosingFileServer, startClosingSttServer, type FileServerMode, type SttServerMode } from './support/closing-servers.js';
 import { callApi, createKeyWithCli, startGleaner, type GleanerProcess } from './helpers/processes.js';
@@ -92,6 +97,9 @@ describe('servers that close the connection, in this process', () => {
     expect(uncaught).toEqual([]);
   });
 
+  // A survival check, not a test of the guard: with the guard switched off (a scratch copy, issue 19
+  // audit) this passes too. Against undici 7.30.2 neither a reset right after the answer nor one 5, 20
+  // or 200 ms later, with a Buffer or a FormData upload, reached the assertion from this path.
   it('a speech-to-text endpoint that answers before reading the upload: each call gets the answer or a clear error', async () => {
     const answer = { task: 'transcribe', language: 'english', duration: 5, text: 'x'.repeat(200 * 1024) };
     const server = await startClosingSttServer(() => 'early', () => answer);
@@ -118,9 +126,80 @@ describe('servers that close the connection, in this process', () => {
   });
 });
 
+describe("the guard's last line and the process's (issue 19 item 4)", () => {
+  it("an assertion thrown by undici's listener of a guarded socket fails that socket and is told, with the upstream's host and port", async () => {
+    const { kParser } = createRequire(import.meta.url)('undici/lib/core/symbols.js') as { kParser: symbol };
+    const socket = new net.Socket();
+    (socket as unknown as Record<symbol, unknown>)[kParser] = { paused: false, statusCode: 200, shouldKeepAlive: true };
+    const connect = guardedConnector(((_options: unknown, callback: (error: Error | null, socket: net.Socket) => void) => callback(null, socket)) as never);
+    await new Promise<void>((resolve) => connect({ hostname: 'media.example', host: 'media.example', protocol: 'http:', port: '8080' } as never, () => resolve()));
+    // What undici's onHttpSocketEnd throws, stack and all.
+    socket.on('end', () => {
+      const assertion = Object.assign(new Error('The expression evaluated to a falsy value:\n\n  assert(!this.paused)\n'), { code: 'ERR_ASSERTION' });
+      assertion.stack = `AssertionError [ERR_ASSERTION]: ${assertion.message}\n    at Parser.finish (/app/node_modules/undici/lib/dispatcher/client-h1.js:375:5)`;
+      throw assertion;
+    });
+    const told: H1GuardCatch[] = [];
+    const stop = onH1GuardCatch((caught) => told.push(caught));
+    const failure = new Promise<Error>((resolve) => socket.once('error', resolve));
+    try {
+      expect(() => socket.emit('end')).not.toThrow();
+    } finally {
+      stop();
+    }
+    expect((await failure).message).toMatch(/lost track of this connection/);
+    expect(socket.destroyed).toBe(true);
+    expect(told).toEqual([{ host: 'media.example', port: '8080', message: expect.stringContaining('assert(!this.paused)') }]);
+  });
+
+  it('takes only what undici itself throws from an event, never a program error or a forgotten promise', () => {
+    const thrownIn = (frame: string, name = 'Error') => Object.assign(new Error('x'), { stack: `${name}: x\n    at ${frame}` });
+    expect(isUpstreamClientFault(thrownIn('Parser.finish (/srv/node_modules/undici/lib/dispatcher/client-h1.js:375:5)'), 'uncaughtException')).toBe(true);
+    expect(isUpstreamClientFault(thrownIn('node:internal/deps/undici/undici:14976:13'), 'uncaughtException')).toBe(true);
+    expect(isUpstreamClientFault(thrownIn('Parser.finish (/srv/node_modules/undici/lib/dispatcher/client-h1.js:375:5)'), 'unhandledRejection')).toBe(false);
+    // Our own code called by undici (a handler of ours throwing) is ours.
+    expect(isUpstreamClientFault(thrownIn('onData (/srv/src/net/http.ts:10:1)'), 'uncaughtException')).toBe(false);
+    expect(isUpstreamClientFault(thrownIn('x (/srv/node_modules/undici-helper/lib/a.js:1:1)'), 'uncaughtException')).toBe(false);
+    expect(isUpstreamClientFault('a string', 'uncaughtException')).toBe(false);
+  });
+
+  /** Runs test/support/safety-net-child.ts in a process of its own. */
+  function child(mode: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+      execFile(process.execPath, ['--import', 'tsx', 'test/support/safety-net-child.ts', mode], { timeout: 90_000 }, (error, stdout, stderr) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stdout, stderr }),
+      );
+    });
+  }
+
+  it("a process with the entry points' last line survives undici's real assertion (no guard), logs it, and each download completes", async () => {
+    const { code, stdout, stderr } = await child('undici');
+    expect(code, stderr.slice(-2000)).toBe(0);
+    const { done } = JSON.parse(stdout.trim().split('\n').pop()!);
+    expect(done).toHaveLength(20);
+    expect(done.every((outcome: string) => outcome === 'whole' || outcome.startsWith('failed')), done.join(' ')).toBe(true);
+    // Undici 7 reached its assertion at least once in 20 (it does in most of them); each was logged as a warning.
+    const warnings = stderr.split('\n').filter((line) => line.includes('uncaught exception from the HTTP client'));
+    expect(warnings.length).toBeGreaterThan(0);
+    for (const line of warnings) expect(JSON.parse(line)).toMatchObject({ level: 40, error: { code: 'ERR_ASSERTION' }, at: expect.stringContaining('undici') });
+  }, 120_000);
+
+  it('a programming error or an unhandled rejection still ends the process with code 1, reported on stderr', async () => {
+    const [bug, rejection] = await Promise.all([child('bug'), child('rejection')]);
+    expect(bug.code).toBe(1);
+    expect(bug.stdout).toBe('');
+    expect(bug.stderr).toContain('TypeError: a programming error');
+    expect(rejection.code).toBe(1);
+    expect(rejection.stdout).toBe('');
+    expect(rejection.stderr).toContain('fetch failed');
+  }, 120_000);
+});
+
 describe('gleaner serve against servers that close the connection', () => {
   let media: GeneratedMedia;
   let files: Awaited<ReturnType<typeof startClosingFileServer>>;
+  /** The same file from a server that keeps connections alive: with it, only the upload path meets a closing server. */
+  let steady: { origin: string; close: () => Promise<void> };
   let stt: Awaited<ReturnType<typeof startClosingSttServer>>;
   let sttMode: SttServerMode = 'read';
   let serve: GleanerProcess;
@@ -141,11 +220,24 @@ describe('gleaner serve against servers that close the connection', () => {
     // espeak-ng's WAV of about 5 s: some 250 KB, read by the download slower than loopback sends it.
     const wav = fs.readFileSync(media.speech);
     files = await startClosingFileServer(wav, 'audio/wav', () => 'close');
+    const keepAlive = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': wav.length });
+      res.end(wav);
+    });
+    await new Promise<void>((resolve) => keepAlive.listen(0, '127.0.0.1', resolve));
+    steady = {
+      origin: `http://127.0.0.1:${(keepAlive.address() as import('node:net').AddressInfo).port}`,
+      close: () => {
+        const closed = new Promise<void>((resolve) => keepAlive.close(() => resolve()));
+        keepAlive.closeAllConnections();
+        return closed;
+      },
+    };
     stt = await startClosingSttServer(() => sttMode, transcription);
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-crash-'));
     const env = {
       GLEANER_DATA_DIR: dataDir,
-      GLEANER_UPSTREAM_OVERRIDES: `media.example=${files.origin}`,
+      GLEANER_UPSTREAM_OVERRIDES: `media.example=${files.origin},steady.example=${steady.origin}`,
       GLEANER_STT_URL: stt.url,
       GLEANER_STT_MODEL: 'whisper-test',
     };
@@ -155,20 +247,20 @@ describe('gleaner serve against servers that close the connection', () => {
 
   afterAll(async () => {
     await serve?.stop();
-    await Promise.all([files?.close(), stt?.close()]);
+    await Promise.all([files?.close(), stt?.close(), steady?.close()]);
     if (media) fs.rmSync(media.dir, { recursive: true, force: true });
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  /** 50 transcripts of distinct URLs (no cache), three at a time; the codes of the errors, if any. */
-  async function fiftyTranscripts(label: string): Promise<{ ok: number; errors: string[] }> {
+  /** 50 transcripts of distinct URLs (no cache) on `host`, three at a time; the codes of the errors, if any. */
+  async function fiftyTranscripts(label: string, host = 'media.example'): Promise<{ ok: number; errors: string[] }> {
     const errors: string[] = [];
     let ok = 0;
     let next = 0;
     const worker = async () => {
       while (next < 50) {
         const n = next++;
-        const url = `https://media.example/speech.wav?${label}=${n}`;
+        const url = `https://${host}/speech.wav?${label}=${n}`;
         const reply = await callApi(serve.url!, key, 'GET', `/v1/video/transcript?url=${encodeURIComponent(url)}`);
         if (reply.status === 200) {
           expect(reply.body.content.length, JSON.stringify(reply.body).slice(0, 300)).toBeGreaterThan(0);
@@ -200,10 +292,16 @@ describe('gleaner serve against servers that close the connection', () => {
     await stillServing();
   }, 300_000);
 
+  // Only the upload path meets a closing server here. Like the one above, a survival check: with the
+  // guard switched off in a scratch copy it passed as well, and the log showed no assertion (the
+  // process-level net would have logged one), so this path did not reach undici's assertion.
   it('survives 50 transcripts against a speech-to-text endpoint that answers before reading the upload', async () => {
     sttMode = 'early';
     const before = stt.answered;
-    const { ok, errors } = await fiftyTranscripts('early');
+    const downloads = files.answered;
+    // The media comes from the keep-alive server: the closing one is not asked, only the upload path meets a closer.
+    const { ok, errors } = await fiftyTranscripts('early', 'steady.example');
+    expect(files.answered).toBe(downloads);
     expect(ok + errors.length).toBe(50);
     expect(stt.answered - before).toBeGreaterThanOrEqual(50);
     await stillServing();

@@ -6,9 +6,11 @@ import { createToolSet } from '../surfaces/mcp/toolset.js';
 import { SERVER_IDENTITY } from '../surfaces/identity.js';
 import { localOwner, ownerAccount } from './local-owner.js';
 import { untilSignal } from './signals.js';
+import { installUpstreamSafetyNet } from './upstream-faults.js';
 
 export async function runMcp(config: Config): Promise<number> {
   const app = await createApp(config);
+  installUpstreamSafetyNet(app.log);
   const tools = createToolSet(app);
   const key = config.GLEANER_API_KEY;
   // Each tool call checks the key once (it may be revoked or change plan while the server runs).

@@ -5,6 +5,7 @@ import { createApp } from '../app.js';
 import { startHttpServer } from '../surfaces/http-server.js';
 import { localOwnerId } from './local-owner.js';
 import { untilSignal } from './signals.js';
+import { installUpstreamSafetyNet } from './upstream-faults.js';
 
 export async function runServe(config: Config, args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { host: { type: 'string' }, port: { type: 'string' }, 'no-worker': { type: 'boolean' } } });
@@ -15,6 +16,8 @@ export async function runServe(config: Config, args: string[]): Promise<number> 
     return 2;
   }
   const app = await createApp(config, { jobWorker: !values['no-worker'] });
+  // One upstream's fault fails its own call, never every user's (upstream-faults.ts).
+  installUpstreamSafetyNet(app.log);
   const { accounts, store } = app.services;
   // The local owner (see local-owner.ts) has no key anyone holds: it does not count as one.
   const ownerId = await localOwnerId(store);

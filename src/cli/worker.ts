@@ -13,6 +13,7 @@ export async function runWorkerCommand(config: Config, _args: string[], untilSto
   }
   const { createApp } = await import('../app.js');
   const app = await createApp(config);
+  (await import('./upstream-faults.js')).installUpstreamSafetyNet(app.log);
   // A worker exists to run jobs, crawls among them: start the page-extraction thread now, not on the first page.
   (await import('../web/extract-pool.js')).warmExtractPool();
   app.log.info({ store: app.services.store.location, concurrency: config.GLEANER_JOB_CONCURRENCY, process: app.services.jobs.processId }, 'Gleaner worker: working jobs');

@@ -15,7 +15,8 @@
  *     paused parser; the error goes on under another code, so the request fails with it instead;
  *   - 'close' with no error recorded: the socket's error is set first, so the request fails.
  * As a last line, an assertion thrown by undici's own listeners of one of these sockets destroys that
- * socket with an error (failing its request) instead of escaping to the process.
+ * socket with an error (failing its request) instead of escaping to the process, and is told to the
+ * listeners of onH1GuardCatch (the entry points log it: it means the guard above missed a path).
  *
  * undici's parser and error fields are internal: they are taken from undici's own symbol table.
  * Should a future version move them, the guard steps aside (sockets pass through untouched) and
@@ -51,6 +52,21 @@ const internals = undiciInternals();
 /** True while the guard can see undici's parser (tests check it, so a layout change is noticed). */
 export const h1GuardActive = internals !== undefined;
 
+/** What a caught assertion is told as: the upstream's host and port, and the assertion's message (no path, no query). */
+export interface H1GuardCatch {
+  host: string | undefined;
+  port: string | number | undefined;
+  message: string;
+}
+
+const catchListeners = new Set<(caught: H1GuardCatch) => void>();
+
+/** Listens for the assertions the guard catches; returns the function that stops listening. */
+export function onH1GuardCatch(listener: (caught: H1GuardCatch) => void): () => void {
+  catchListeners.add(listener);
+  return () => void catchListeners.delete(listener);
+}
+
 /** An error undici's listeners throw from inside its own client code (an assertion, not an upstream reply). */
 function isUndiciAssertion(error: unknown): boolean {
   const e = error as { code?: string; stack?: string } | null;
@@ -62,7 +78,7 @@ function finishingPaused(parser: ParserState | null | undefined): boolean {
   return Boolean(parser && parser.paused && parser.statusCode && !parser.shouldKeepAlive);
 }
 
-function guardSocket(socket: Socket, { parser: kParser, error: kError }: Internals): void {
+function guardSocket(socket: Socket, { parser: kParser, error: kError }: Internals, upstream: { host?: string; port?: string | number }): void {
   const slots = socket as unknown as Record<symbol, unknown>;
   const parserOf = () => slots[kParser] as ParserState | null | undefined;
   const emit = socket.emit;
@@ -113,6 +129,14 @@ function guardSocket(socket: Socket, { parser: kParser, error: kError }: Interna
       // The request on this socket fails with this error; the process goes on.
       const failure = Object.assign(new Error('The HTTP client lost track of this connection; the request failed.', { cause: error }), { code: 'UND_ERR_SOCKET' });
       socket.destroy(failure);
+      const caught: H1GuardCatch = { host: upstream.host, port: upstream.port, message: (error as Error).message };
+      for (const listener of catchListeners) {
+        try {
+          listener(caught);
+        } catch {
+          // A listener's fault is not the socket's.
+        }
+      }
       return true;
     }
   } as Socket['emit'];
@@ -126,7 +150,7 @@ export function guardedConnector(connect: Connector): Connector {
   const known = internals;
   return (options, callback) =>
     connect(options, (error, socket) => {
-      if (socket) guardSocket(socket, known);
+      if (socket) guardSocket(socket, known, { host: options.hostname, port: options.port });
       (callback as (error: Error | null, socket: Socket | null) => void)(error, socket);
     });
 }

@@ -35,7 +35,7 @@ export const jobStatus = defineOperation({
   name: 'job_status',
   title: 'Job status',
   description:
-    'Status, progress and result of a job (web_crawl, video_analysis, batches). Poll every few seconds. Free.',
+    'Status, progress and result of a job. Poll every few seconds. Free.',
   http: { method: 'GET', path: '/v1/jobs/{jobId}' },
   output: jobReply(z.unknown()),
   input: z.object({ jobId: jobIdInput }),

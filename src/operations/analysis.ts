@@ -33,7 +33,7 @@ export const videoAnalysis = defineOperation({
   name: 'video_analysis',
   title: 'Video analysis',
   description:
-    'Answers a prompt (or fills a JSON Schema) about a video from its frames, transcript and metadata. A job. Pro plan; 5 credits.',
+    'Answers a prompt (or fills a JSON Schema) about a video from its frames, transcript and metadata. Pro plan; 5 credits.',
   // /v1/extract is the Supadata SDK's name for it (its results: GET /v1/extract/{jobId}).
   http: { method: 'POST', path: '/v1/video/analysis', aliases: ['/v1/extract'] },
   input,

@@ -30,7 +30,7 @@ export const jobList = defineOperation({
   name: 'job_list',
   title: 'List jobs',
   description:
-    "This key's recent jobs, newest first, without results; pass nextCursor as cursor for more. Free.",
+    "This key's recent jobs, newest first, without results. Free.",
   http: { method: 'GET', path: '/v1/jobs' },
   input: z.object({
     limit: z.number().int().min(1).max(100).default(20).describe('Jobs per page'),

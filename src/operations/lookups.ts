@@ -7,4 +7,4 @@ import { z } from 'zod';
 export const FREE_LOOKUP = { plan: 'Free', cost: 0, kind: 'sync', readOnly: true, openWorld: false } as const;
 
 /** A job id, as the operation that started the job returned it. */
-export const jobIdInput = z.string().min(1).max(100).describe('The job id');
+export const jobIdInput = z.string().min(1).max(100);

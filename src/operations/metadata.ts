@@ -19,7 +19,7 @@ export const metadataOperation = defineOperation({
     'Metadata of a video, post, page or PDF/Word file: title, author, counts, date, tags. Use it for facts about a link, not its text. 1 credit.',
   http: { method: 'GET', path: '/v1/metadata' },
   input: z.object({
-    url: httpUrl.describe('The video, post or page URL'),
+    url: httpUrl,
     render: renderMode,
     waitFor: waitForInput,
   }),

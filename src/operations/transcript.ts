@@ -20,17 +20,17 @@ export const transcriptOperation = defineOperation({
   name: 'transcript',
   title: 'Video transcript',
   description:
-    'Transcript of a video on YouTube, TikTok, Instagram, X, Facebook or a media file URL: timed segments, or text=true. Use it for any video link. 1 credit from captions, else 2 per minute; translation by a model 30 per minute.',
+    'Transcript of a video on YouTube, TikTok, Instagram, X, Facebook or a media file URL. Use it for any video link. 1 credit from captions, else 2 per minute; 30 per minute translated by a model.',
   http: { method: 'GET', path: '/v1/transcript' },
   input: z.object({
     url: httpUrl,
     lang: languageCode.optional().describe('Preferred language code'),
     translate: languageCode.optional().describe('Translate to this language code'),
     timestamps: z.boolean().default(true).describe('Segment times in ms'),
-    text: z.boolean().default(false).describe('One plain string instead of segments'),
+    text: z.boolean().default(false).describe('Plain text, no segments'),
     // The Supadata SDK's two further options.
     mode: z.enum(['native', 'auto', 'generate']).default('auto').describe('native: captions only; auto: else speech to text; generate: always speech to text'),
-    chunkSize: z.number().int().min(1).max(100_000).optional().describe('Join segments into chunks of this many characters'),
+    chunkSize: z.number().int().min(1).max(100_000).optional().describe('Join segments up to this many characters'),
   }),
   output: transcriptReply,
   groups: ['video', 'youtube'],

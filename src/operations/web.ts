@@ -10,18 +10,18 @@ import { registerWebhook } from '../jobs/webhook-courier.js';
 import { crawlResult, mapReply, scrapeReply } from './outputs.js';
 import { documentSettings } from './documents.js';
 
-const format = z.enum(['markdown', 'text', 'html']).default('markdown').describe('Content format');
+const format = z.enum(['markdown', 'text', 'html']).default('markdown');
 /** Supadata's two page options: the language asked of the site, and content without URLs. */
-const lang = languageCode.optional().describe('Preferred language, sent as Accept-Language');
+const lang = languageCode.optional().describe('Preferred language (Accept-Language)');
 
 export const webScrape = defineOperation({
   name: 'web_scrape',
   title: 'Scrape a web page',
   description:
-    'Reads a web page, PDF or Word file as markdown (or text, HTML): main content, title, links; JavaScript pages rendered. Use it to read an article or document. 1 credit.',
+    'Reads a web page, PDF or Word file as markdown (or text, HTML), JavaScript pages too. Use it to read an article or document. 1 credit.',
   http: { method: 'GET', path: '/v1/web/scrape' },
   input: z.object({
-    url: httpUrl.describe('The page URL'),
+    url: httpUrl,
     format,
     onlyMainContent: z.boolean().default(true).describe('false: the whole page body'),
     render: renderMode,
@@ -59,7 +59,7 @@ export const webMap = defineOperation({
   http: { method: 'GET', path: '/v1/web/map' },
   input: z.object({
     url: httpUrl.describe('Any URL of the site'),
-    limit: z.number().int().min(1).max(500).default(200).describe('Most URLs to return'),
+    limit: z.number().int().min(1).max(500).default(200).describe('Most URLs'),
     render: renderMode,
     waitFor: waitForInput,
     lang,
@@ -114,7 +114,7 @@ export const webCrawl = defineOperation({
   name: 'web_crawl',
   title: 'Crawl a website',
   description:
-    'Reads many pages of one website (sitemap or links, documents too), obeying robots.txt. Use it for a whole site; web_scrape for one page. A job. Pro plan; 1 credit a page.',
+    'Reads many pages of one website (sitemap or links, documents too), obeying robots.txt. Use it for a whole site; web_scrape for one page. Pro plan; 1 credit a page.',
   http: { method: 'POST', path: '/v1/web/crawl' },
   input: crawlInput,
   output: crawlResult,

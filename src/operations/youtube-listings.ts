@@ -50,7 +50,7 @@ export const youtubeSearchOp = defineOperation({
   name: 'youtube_search',
   title: 'Search YouTube',
   description:
-    'Searches YouTube (videos, channels, playlists) with filters. To continue, pass nextPageToken as pageToken. 1 credit per 50 results.',
+    'Searches YouTube (videos, channels, playlists) with filters. 1 credit per 50 results.',
   http: { method: 'GET', path: '/v1/youtube/search', aliases: ['/v1/vidsite/search'] },
   input: z.object({
     query: z.string().min(1).max(500).describe('What to search for'),
@@ -179,7 +179,7 @@ export const youtubeVideoBatch = defineOperation({
   name: 'youtube_video_batch',
   title: 'YouTube videos, batch',
   description:
-    'Metadata of many YouTube videos: videoIds, or the latest of a playlistId or channelId. A job. Pro plan; 1 credit.',
+    'Metadata of many YouTube videos: videoIds, or the latest of a playlistId or channelId. Pro plan; 1 credit.',
   // The spec's path answers with the results, as the spec gives it; the real-name path starts the SDK's job.
   http: { method: 'POST', path: '/v1/youtube/video/batch', inlineAliases: ['/v1/vidsite/video/batch'] },
   input: z.object(batchSource).superRefine(oneSource(['videoIds', 'playlistId', 'channelId'])),

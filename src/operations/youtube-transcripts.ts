@@ -30,13 +30,13 @@ function videoIdOfInput(input: { url?: string; video_id?: string; videoId?: stri
 }
 
 const timestamps = z.boolean().default(true).describe('Segment times in ms');
-const textFlag = z.boolean().default(false).describe('One plain string instead of segments');
+const textFlag = z.boolean().default(false).describe('Plain text, no segments');
 
 export const youtubeTranscriptOp = defineOperation({
   name: 'youtube_transcript',
   title: 'YouTube video transcript',
   description:
-    'Transcript of a YouTube video (captions, else speech to text): timed segments, or text=true. 1 credit, else 2 per minute.',
+    'Transcript of a YouTube video (captions, else speech to text). 1 credit, else 2 per minute.',
   http: { method: 'GET', path: '/v1/youtube/transcript', aliases: ['/v1/vidsite/transcript'] },
   input: z
     .object({
@@ -137,7 +137,7 @@ export const youtubeTranscriptTranslate = defineOperation({
       lang: langCode('Same as targetLang (the GET form)').optional(),
       timestamps,
       text: textFlag,
-      chunkSize: z.number().int().min(1).max(100_000).optional().describe('Join segments into chunks of up to this many characters (segments only, not with text=true)'),
+      chunkSize: z.number().int().min(1).max(100_000).optional().describe('Join segments up to this many characters'),
     })
     .superRefine((input, ctx) => {
       oneVideo(input, ctx);

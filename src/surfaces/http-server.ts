@@ -48,8 +48,12 @@ export async function startHttpServer(app: App, options: { host: string; port: n
   const mcp = createStreamableHttpHandler(SERVER_IDENTITY, createToolSet(app), {
     maxSessionsPerOwner: app.config.GLEANER_MCP_MAX_SESSIONS,
     idleMs: app.config.GLEANER_MCP_SESSION_IDLE_SECONDS * 1000,
-    onEvicted: ({ owner, idleMs }) =>
-      app.log.info({ accountId: owner, idleSeconds: Math.round(idleMs / 1000) }, 'MCP session cap reached: the least recently used session without a request in progress was closed to admit a new one'),
+    onEvicted: ({ owner, sessionId, idleMs }) =>
+      app.log.info(
+        { accountId: owner, sessionId, idleSeconds: Math.round(idleMs / 1000) },
+        'MCP session cap reached: the least recently used session without a request in progress was closed to admit a new one',
+      ),
+    onIdleClosed: ({ owner, sessionId, idleMs }) => app.log.info({ accountId: owner, sessionId, idleSeconds: Math.round(idleMs / 1000) }, 'MCP session closed after being idle'),
   });
   const allowedHosts = new Set(['localhost', '127.0.0.1', '[::1]', ...app.config.GLEANER_ALLOWED_HOSTS]);
 

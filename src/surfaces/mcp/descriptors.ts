@@ -65,7 +65,7 @@ export function toolDescriptor(operation: AnyOperation, waitSeconds: number): To
   return {
     name: operation.name,
     title: operation.title,
-    description: operation.kind === 'job' ? `${operation.description} Waits up to ${waitSeconds} s for the result, else returns a jobId for job_status.` : operation.description,
+    description: operation.kind === 'job' ? `${operation.description} Waits up to ${waitSeconds} s, else returns a jobId for job_status.` : operation.description,
     inputSchema: mcpInputSchema(operation),
     outputSchema: mcpOutputSchema(operation),
     annotations: annotationsOf(operation),

@@ -1,10 +1,10 @@
 /**
  * How each reply shape reads as text and where its long content is: transcripts (segments, or one
- * string), a scraped page (markdown, then its links), crawls, search results, video lists and
- * batches. Which shape a tool's reply has follows from its operation's output schema.
+ * string), a scraped page (markdown, then its links), crawls, search results, video lists,
+ * batches and video analyses. Which shape a tool's reply has follows from its operation's output schema.
  */
 import type { AnyOperation } from '../../operations/define.js';
-import { crawlResult, mapReply, scrapeReply, searchReply, channelVideosReply, playlistVideosReply, transcriptBatchReply, transcriptReply, videoBatchReply } from '../../operations/outputs.js';
+import { analysisResult, crawlResult, mapReply, scrapeReply, searchReply, channelVideosReply, playlistVideosReply, transcriptBatchReply, transcriptReply, videoBatchReply } from '../../operations/outputs.js';
 import { pieces, type Atom, type Layout, type Path } from './pages.js';
 
 type Reply = Record<string, any>;
@@ -116,6 +116,19 @@ const batch: Shape = (reply) => {
   return { header: `${reply.results.length} results${reply.creditsUsed === undefined ? '' : `, ${reply.creditsUsed} credits used`}\n\n`, atoms, paged: [['results']] };
 };
 
+/**
+ * A video analysis: the model's answer after a line naming the video, the model and the frames, and
+ * the notes. A text answer pages like any text; a JSON answer (a schema was given) is one value,
+ * shown whole, pretty-printed: a model's answer is short, and half a JSON value is no answer.
+ */
+const analysis: Shape = (reply) => {
+  const frames = reply.frames?.count ? ` · ${reply.frames.count} frames` : '';
+  const notes = ((reply.notes ?? []) as string[]).map((note) => `Note: ${note}\n`).join('');
+  const header = `Analysis of ${reply.url} by ${reply.model}${frames}\n${notes}\n`;
+  if (typeof reply.data === 'string') return { header, atoms: textAtoms(reply.data, ['data']), paged: [['data']] };
+  return { header, atoms: [{ text: JSON.stringify(reply.data, null, 2) ?? 'null' }], paged: [] };
+};
+
 /** A job reply pages its result by the shape of the operation that ran it. */
 function job(inner: Shape): Shape {
   return (reply) => {
@@ -142,6 +155,7 @@ const BY_OUTPUT = new Map<unknown, Shape>([
   [playlistVideosReply, videoLists],
   [transcriptBatchReply, batch],
   [videoBatchReply, batch],
+  [analysisResult, analysis],
 ]);
 
 /** The views of finished jobs in the Supadata SDK's shapes, whose outputs are their own. */

@@ -18,7 +18,6 @@ import type { AccountRecord } from '../../accounts/accounts.js';
 import { describeIssues } from '../../gate/validation.js';
 import { pageAt, pageBody, type Layout, type PageSpan, type Range } from './pages.js';
 import { clock, isTimed, shapeOf, type Shape } from './page-shapes.js';
-import { trimmedJson } from './trim.js';
 
 /** How long the pages of a reply stay readable through its cursor. */
 export const PAGES_KEPT_MS = 30 * 60_000;
@@ -127,10 +126,8 @@ export function createPager(app: App): Pager {
   };
 
   function render(operation: AnyOperation, body: Record<string, unknown>, layout: Layout | undefined, span: PageSpan | undefined, request: PageRequest, cursor?: string): PagedOutcome {
-    if (!layout || !span) {
-      const json = JSON.stringify(body);
-      return { body, text: json.length <= request.maxChars ? json : trimmedJson(body, request.maxChars) };
-    }
+    // A reply with nothing to page is short (an account, a video's facts, a running job): shown whole.
+    if (!layout || !span) return { body, text: JSON.stringify(body) };
     const whole = span.start === 0 && span.next === undefined && request.range.from === undefined && request.range.to === undefined;
     const page = whole ? body : pageBody(body, layout, span);
     const { from, to } = request.range;
@@ -174,9 +171,10 @@ export function createPager(app: App): Pager {
       if (!shape(operation)) return schema;
       const properties: Record<string, unknown> = {
         ...(schema.properties as Record<string, unknown>),
-        // Kept small: every listed tool costs context. The reply's footer says how to use the cursor.
+        // Kept small: every listed tool costs context. The reply's footer says how to use the cursor,
+        // and a maxChars out of range is refused with the range.
         cursor: { type: 'string' },
-        maxChars: { type: 'integer', minimum: MIN_PAGE_CHARS },
+        maxChars: { type: 'integer' },
       };
       if (isTimed(operation)) {
         properties.from = { type: 'number', description: 'Seconds' };

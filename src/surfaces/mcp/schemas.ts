@@ -9,7 +9,8 @@
  *   refuse the values left undescribed, and fields a page of a reply adds);
  * - an output lists the fields every reply carries, by type: the shape a client checks and a model
  *   reads at a glance (the reply itself says the rest);
- * - inputs leave out the REST-only synonyms an operation names in `restAliases`.
+ * - inputs leave out the REST-only synonyms an operation names in `restAliases`, patterns and the
+ *   string lengths no model reaches (the server checks them and says what is wrong).
  *
  * The result only ever loosens the REST schema, so structuredContent valid against that is valid here.
  */
@@ -21,7 +22,16 @@ type JsonSchema = Record<string, unknown>;
 /** Levels of an output described: the reply's own fields, by their type. */
 const OUTPUT_DEPTH = 1;
 
+/**
+ * Bookkeeping fields every job reply carries that a model never acts on: left out of the listed
+ * outputs (six job tools each paid for them). The replies still carry them.
+ */
+const OUTPUT_UNLISTED = new Set(['createdAt', 'updatedAt']);
+
 const SAFE_INTEGER = Number.MAX_SAFE_INTEGER;
+
+/** A string bound no model reaches writing a value: a URL's, a token's. */
+const LONG_STRING = 2048;
 
 const isNullSchema = (node: unknown) => (node as JsonSchema | undefined)?.type === 'null';
 
@@ -65,6 +75,11 @@ function portable(node: JsonSchema, options: Options): JsonSchema | undefined {
   }
   // A required string is not empty: saying so in every field costs more than it tells.
   if (out.minLength === 1) delete out.minLength;
+  // A length bound is listed where a model writing a value could reach it (a query, a prompt): not
+  // for a URL or a token (2048 and more), nor for a code whose pattern (not listed) is its real bound.
+  if (typeof out.maxLength === 'number' && (out.maxLength >= LONG_STRING || schema.pattern !== undefined)) delete out.maxLength;
+  // A flag that is off unless given goes without saying.
+  if (out.type === 'boolean' && out.default === false) delete out.default;
   for (const bound of ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']) {
     const value = schema[bound];
     if (typeof value === 'number' && Math.abs(value) !== SAFE_INTEGER) out[bound] = value;
@@ -142,7 +157,7 @@ export function mcpInputSchema(operation: AnyOperation): JsonSchema {
  */
 function essentials(schema: JsonSchema): JsonSchema {
   if (schema.anyOf) return { type: 'object', anyOf: dedupe((schema.anyOf as JsonSchema[]).map(essentials)) };
-  const required = (schema.required as string[] | undefined) ?? [];
+  const required = ((schema.required as string[] | undefined) ?? []).filter((name) => !OUTPUT_UNLISTED.has(name));
   const properties = Object.fromEntries(Object.entries((schema.properties as Record<string, JsonSchema>) ?? {}).filter(([name]) => required.includes(name)));
   return { type: 'object', ...(required.length ? { properties } : {}) };
 }

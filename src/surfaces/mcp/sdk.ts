@@ -207,6 +207,8 @@ export interface StreamableHttpOptions {
   maxSessionsPerOwner?: number;
   /** Told when a session is closed to make room for a new one of the same key. */
   onEvicted?: (event: { owner: string; sessionId: string; idleMs: number }) => void;
+  /** Told when a session is closed for having been idle idleMs. */
+  onIdleClosed?: (event: { owner: string; sessionId: string; idleMs: number }) => void;
 }
 
 /** The defaults of GLEANER_MCP_SESSION_IDLE_SECONDS and GLEANER_MCP_MAX_SESSIONS. */
@@ -249,10 +251,18 @@ export function createStreamableHttpHandler(identity: ServerIdentity, tools: Too
     void session.server.close().catch(() => undefined);
   };
 
-  const sweeper = setInterval(() => {
-    const cutoff = Date.now() - idleMs;
-    for (const [id, session] of sessions) if (session.busy === 0 && session.streams === 0 && session.lastSeen < cutoff) closeSession(id, session);
-  }, Math.min(idleMs, 60_000));
+  // Swept five times an idle period (at most once a minute): a session outlives idleMs by a fifth at most.
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, session] of sessions) {
+        if (session.busy > 0 || session.streams > 0 || session.lastSeen >= now - idleMs) continue;
+        closeSession(id, session);
+        options.onIdleClosed?.({ owner: session.owner, sessionId: id, idleMs: now - session.lastSeen });
+      }
+    },
+    Math.min(Math.max(idleMs / 5, 100), 60_000),
+  );
   sweeper.unref();
 
   /** Makes room for one more session of `owner`, synchronously; false when every session is busy. */
