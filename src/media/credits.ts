@@ -24,3 +24,12 @@ export function transcriptCredits(result: { aiGenerated: boolean; durationMinute
   const transcript = result.aiGenerated ? aiTranscriptCredits(result.durationMinutes) : CAPTION_CREDITS;
   return transcript + (result.translatedBy === 'ai' ? aiTranslationCredits(result.durationMinutes) : 0);
 }
+
+/**
+ * What a transcript operation costs: 1 credit held up front; speech to text and a model's translation
+ * reserve the rest once the media's length is known, and the result settles it all.
+ */
+export const TRANSCRIPT_COST = {
+  reserve: () => CAPTION_CREDITS,
+  settle: (_input: unknown, result: { aiGenerated: boolean; durationMinutes: number; translatedBy?: string }) => transcriptCredits(result),
+};

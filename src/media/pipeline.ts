@@ -64,7 +64,7 @@ interface Chunk {
 
 export async function transcribeMedia(source: MediaSource | string, options: TranscribeOptions, ctx: MediaContext): Promise<TranscriptResponse> {
   const media = typeof source === 'string' ? { url: source } : source;
-  const { config, http } = ctx.services;
+  const { config } = ctx.services;
   const stt = await assertCanTranscribe(ctx.services);
   const tools = mediaTools(config);
   const maxSeconds = config.GLEANER_MEDIA_MAX_MINUTES * 60;

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { httpUrl, renderMode, waitForInput } from './inputs.js';
-import { assertRenderable, pagePrice, renderChoice, renderPrice } from './render.js';
+import { assertRenderable, renderChoice, PAGE_COST } from './render.js';
 import { defineOperation } from './define.js';
 import { sourceFor } from '../sources/registry.js';
 import { readWebPageMetadata } from '../web/fetch-metadata.js';
@@ -26,7 +26,7 @@ export const metadataOperation = defineOperation({
   output: metadataReplySchema,
   groups: ['video', 'web'],
   plan: 'Free',
-  cost: { reserve: pagePrice, settle: (_input, result, config) => 1 + (result.rendered ? renderPrice(config) : 0) },
+  cost: PAGE_COST,
   kind: 'sync',
   readOnly: true,
   openWorld: true,

@@ -8,7 +8,7 @@ import { defineOperation, type Operation } from './define.js';
 import { sourceFor } from '../sources/registry.js';
 import type { Source } from '../sources/contract.js';
 import { GleanerError } from '../errors.js';
-import { transcriptCredits, CAPTION_CREDITS } from '../media/credits.js';
+import { TRANSCRIPT_COST } from '../media/credits.js';
 import { assertCanTranscribe, transcribeMedia } from '../media/pipeline.js';
 import type { TranscriptResponse } from '../model/content.js';
 import { transcriptReply } from './outputs.js';
@@ -18,12 +18,6 @@ const transcriptInput = z.object({
   lang: languageCode.optional().describe('Expected language code'),
   timestamps: z.boolean().default(true).describe('Segment times in ms'),
 });
-
-/** 1 credit is held up front; the AI path reserves the rest once the media's duration is known. */
-const transcriptCost = {
-  reserve: () => CAPTION_CREDITS,
-  settle: (_input: unknown, result: TranscriptResponse) => transcriptCredits(result),
-};
 
 const COST_NOTE = '1 credit from captions, else 2 per started minute.';
 
@@ -47,7 +41,7 @@ function platformTranscript(info: PlatformInfo): Operation<typeof transcriptInpu
     groups: ['video'],
     mcpOnRequest: true,
     plan: 'Free',
-    cost: transcriptCost,
+    cost: TRANSCRIPT_COST,
     kind: 'sync',
     readOnly: true,
     openWorld: true,
@@ -109,7 +103,7 @@ export const videoTranscript = defineOperation({
   output: transcriptReply,
   groups: ['video'],
   plan: 'Free',
-  cost: transcriptCost,
+  cost: TRANSCRIPT_COST,
   kind: 'sync',
   readOnly: true,
   openWorld: true,

@@ -20,6 +20,12 @@ export const renderPrice = (config: Config): number => config.GLEANER_RENDER_CRE
 /** Credits a page reserves before it is read: its price, plus the render's when it is always rendered. */
 export const pagePrice = (input: RenderInput, config: Config): number => 1 + (input.render === 'always' ? renderPrice(config) : 0);
 
+/** What reading one page costs: its price, and the render's when a browser rendered it. */
+export const PAGE_COST = {
+  reserve: pagePrice,
+  settle: (_input: RenderInput, result: { rendered?: boolean }, config: Config) => 1 + (result.rendered ? renderPrice(config) : 0),
+};
+
 /** A string of digits over MCP or JSON is milliseconds, as over a query string. */
 function waitForValue(waitFor: number | string | undefined): number | string | undefined {
   if (typeof waitFor !== 'string' || !/^\d+$/.test(waitFor)) return waitFor;

@@ -9,7 +9,7 @@ import { GleanerError, isGleanerError } from '../errors.js';
 import { sourceFor, SOURCES } from '../sources/registry.js';
 import type { Source, TranscriptOptions } from '../sources/contract.js';
 import type { TranscriptResponse, TranscriptSegment } from '../model/content.js';
-import { aiTranslationCredits, transcriptCredits } from '../media/credits.js';
+import { aiTranslationCredits, TRANSCRIPT_COST } from '../media/credits.js';
 import { translateSegments } from '../ai/translate.js';
 import { chatModelFor } from '../ai/model-choice.js';
 import { JobHandoff, type OperationContext } from './define.js';
@@ -35,11 +35,7 @@ export const transcriptOperation = defineOperation({
   output: transcriptReply,
   groups: ['video', 'youtube'],
   plan: 'Free',
-  // AI transcripts reserve their minutes through ctx.reserveCredits once the media's length is known.
-  cost: {
-    reserve: () => 1,
-    settle: (_input, result: TranscriptResponse) => transcriptCredits(result),
-  },
+  cost: TRANSCRIPT_COST,
   kind: 'sync',
   readOnly: true,
   openWorld: true,

@@ -1,7 +1,7 @@
 /** Web operations: scrape one page, map a site's URLs, crawl a site (a job). */
 import { z } from 'zod';
 import { httpUrl, languageCode, renderMode, waitForInput } from './inputs.js';
-import { assertRenderable, pagePrice, renderChoice, renderPrice } from './render.js';
+import { assertRenderable, pagePrice, renderChoice, renderPrice, PAGE_COST } from './render.js';
 import { defineOperation } from './define.js';
 import { scrape } from '../web/scrape.js';
 import { mapSite } from '../web/map.js';
@@ -32,7 +32,7 @@ export const webScrape = defineOperation({
   output: scrapeReply,
   groups: ['web'],
   plan: 'Free',
-  cost: { reserve: pagePrice, settle: (_input, result, config) => 1 + (result.rendered ? renderPrice(config) : 0) },
+  cost: PAGE_COST,
   kind: 'sync',
   readOnly: true,
   openWorld: true,

@@ -3,7 +3,7 @@
  * paths say `youtube`; the spec's `vidsite` paths are aliases.
  */
 import { z } from 'zod';
-import { defineOperation } from './define.js';
+import { defineOperation, type ToolGroup } from './define.js';
 import { toGleanerError } from '../errors.js';
 import { parseVideoRef } from '../platforms/youtube/ids.js';
 import { SEARCH_FEATURES, youtubeSearch, type SearchFeature } from '../platforms/youtube/search.js';
@@ -13,6 +13,9 @@ import { loadVideo, toVideo, type YoutubeVideo } from '../platforms/youtube/vide
 import { onFreshExits } from '../platforms/youtube/clients.js';
 import { batchRefs, batchSource, channelId, eachInBatch, oneSource, playlistId } from './youtube-batch.js';
 import { youtubeVideo, channelReply, channelVideosReply, playlistReply, playlistVideosReply, searchReply, videoBatchReply } from './outputs.js';
+
+/** What the one-credit YouTube reads share: listed in the youtube group, on every plan, asking YouTube only. */
+const YOUTUBE_READ = { groups: ['youtube'] as ToolGroup[], plan: 'Free', cost: 1, kind: 'sync', readOnly: true, openWorld: true } as const;
 
 /** Results per charged search page (1 credit each). */
 const SEARCH_PAGE = 50;
@@ -102,12 +105,7 @@ export const youtubeChannelOp = defineOperation({
   http: { method: 'GET', path: '/v1/youtube/channel', aliases: ['/v1/vidsite/channel'] },
   input: z.object({ id: channelId }),
   output: channelReply,
-  groups: ['youtube'],
-  plan: 'Free',
-  cost: 1,
-  kind: 'sync',
-  readOnly: true,
-  openWorld: true,
+  ...YOUTUBE_READ,
   run: (input, ctx) => youtubeChannel(ctx.services.http, input.id),
 });
 
@@ -123,12 +121,7 @@ export const youtubeChannelVideosOp = defineOperation({
     type: z.enum(['all', 'video', 'short', 'live']).default('all'),
   }),
   output: channelVideosReply,
-  groups: ['youtube'],
-  plan: 'Free',
-  cost: 1,
-  kind: 'sync',
-  readOnly: true,
-  openWorld: true,
+  ...YOUTUBE_READ,
   run: (input, ctx) => youtubeChannelVideos(ctx.services.http, input.id, { type: input.type, limit: input.limit }, ctx.log),
 });
 
@@ -139,12 +132,7 @@ export const youtubePlaylistOp = defineOperation({
   http: { method: 'GET', path: '/v1/youtube/playlist', aliases: ['/v1/vidsite/playlist'] },
   input: z.object({ id: playlistId }),
   output: playlistReply,
-  groups: ['youtube'],
-  plan: 'Free',
-  cost: 1,
-  kind: 'sync',
-  readOnly: true,
-  openWorld: true,
+  ...YOUTUBE_READ,
   run: (input, ctx) => youtubePlaylist(ctx.services.http, input.id),
 });
 
@@ -159,12 +147,7 @@ export const youtubePlaylistVideosOp = defineOperation({
     limit: z.number().int().min(1).max(5000).default(100).describe('Most ids'),
   }),
   output: playlistVideosReply,
-  groups: ['youtube'],
-  plan: 'Free',
-  cost: 1,
-  kind: 'sync',
-  readOnly: true,
-  openWorld: true,
+  ...YOUTUBE_READ,
   run: (input, ctx) => youtubePlaylistVideos(ctx.services.http, input.id, input.limit, ctx.log),
 });
 
@@ -219,12 +202,7 @@ export const youtubeVideoOp = defineOperation({
   http: { method: 'GET', path: '/v1/youtube/video', aliases: ['/v1/vidsite/video'] },
   input: z.object({ id: z.string().min(1).max(2048).describe('The video id or URL') }),
   output: youtubeVideo,
-  groups: ['youtube'],
-  plan: 'Free',
-  cost: 1,
-  kind: 'sync',
-  readOnly: true,
-  openWorld: true,
+  ...YOUTUBE_READ,
   async run(input, ctx) {
     const videoId = parseVideoRef(input.id);
     return toVideo(await loadVideo(await innertube(ctx.services.http), videoId));

@@ -8,7 +8,7 @@ import { defineOperation } from './define.js';
 import { isGleanerError, toGleanerError } from '../errors.js';
 import type { TranscriptResponse } from '../model/content.js';
 import { parseVideoRef } from '../platforms/youtube/ids.js';
-import { aiTranslationCredits, transcriptCredits } from '../media/credits.js';
+import { aiTranslationCredits, transcriptCredits, TRANSCRIPT_COST } from '../media/credits.js';
 import { chatModelFor } from '../ai/model-choice.js';
 import { chunked } from '../media/segments.js';
 import { youtubeVideoTranscript } from '../sources/youtube.js';
@@ -53,10 +53,7 @@ export const youtubeTranscriptOp = defineOperation({
   restAliases: ['video_id', 'videoId'],
   groups: ['youtube'],
   plan: 'Free',
-  cost: {
-    reserve: () => 1,
-    settle: (_input, result: TranscriptResponse) => transcriptCredits(result),
-  },
+  cost: TRANSCRIPT_COST,
   kind: 'sync',
   readOnly: true,
   openWorld: true,
