@@ -110,3 +110,17 @@ describe('bylines, dates and time', () => {
     expect(text).toContain(long);
   });
 });
+
+describe('through the extraction (Readability strips classes)', () => {
+  it('the classes the rules read are kept through Readability, and taken out of the output', async () => {
+    const { extractPage } = await import('../src/web/extract.js');
+    const para = 'The harbour wall, built in 1820 from granite quarried on the island, held through every winter storm until the great gale of 1953 broke it in two places, and the town rebuilt it the next summer.';
+    const html = `<html><head><title>The wall</title></head><body><nav><a href="/">Home</a></nav><article><h1>The wall</h1>${Array(6).fill(`<p>${para}</p>`).join('')}<div class="story-byline">Agnes Moray in Kirkwall</div><p class="media-credit">Harbour Trust archive</p></article></body></html>`;
+    const text = extractPage(html, { url: 'https://example.com/wall', format: 'text', onlyMainContent: true }).content;
+    expect(text).toContain('the town rebuilt it the next summer');
+    expect(text).not.toContain('Agnes Moray');
+    expect(text).not.toContain('Harbour Trust archive');
+    const out = extractPage(html, { url: 'https://example.com/wall', format: 'html', onlyMainContent: true }).content;
+    expect(out).not.toMatch(/class="[^"]*(?:byline|credit)/i);
+  });
+});

@@ -6,6 +6,12 @@
  */
 import type { DomElement, DomNode } from './dom.js';
 
+/**
+ * Class names the rules below read: Readability strips every class it is not told to keep, so the
+ * page's classes matching these are kept through it (extract.ts), else the class rules see nothing.
+ */
+export const CLEANING_CLASS = /caption|credit|byline|dateline|timestamp|publish|posted|author|breadcrumb/i;
+
 /** Captions and credits by their markup. */
 const CAPTION_SELECTOR = 'figcaption, [class*="caption" i], [id*="caption" i], [class*="credit" i], [itemprop="caption"], [itemprop="copyrightHolder"]';
 /** A caption's or credit's words, for those marked up as plain text. */
