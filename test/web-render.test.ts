@@ -144,6 +144,76 @@ describe.skipIf(Boolean(noBrowser))('rendering with a browser', () => {
     expect(bad.body.error.code).toBe('INVALID_REQUEST');
   }, 60_000);
 
+  it('waitFor takes milliseconds: text a timer adds 1.2 s after load is there with waitFor=2500, not without', async () => {
+    const without = await server.request('GET', `/v1/web/scrape?${q({ url: 'http://app.test/timed', render: 'always' })}`, { apiKey: key });
+    expect(without.status, JSON.stringify(without.body)).toBe(200);
+    expect(without.body.content).not.toContain('This paragraph came after');
+    const waited = await server.request('GET', `/v1/web/scrape?${q({ url: 'http://app.test/timed', render: 'always', waitFor: '2500' })}`, { apiKey: key });
+    expect(waited.status, JSON.stringify(waited.body)).toBe(200);
+    expect(waited.body.content).toContain('This paragraph came after one and a fifth seconds');
+  }, 60_000);
+
+  it('the browser speaks as the plain fetch does: the user agent, and lang as navigator.language and the Accept-Language of its own requests, call by call', async () => {
+    const identity = async (lang?: string) => {
+      const res = await server.request('GET', `/v1/web/scrape?${q({ url: 'http://app.test/identity', render: 'always', format: 'text', ...(lang ? { lang } : {}) })}`, { apiKey: key });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return Object.fromEntries((res.body.content as string).split('\n').filter((line) => line.includes('=')).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+    };
+    const userAgent = server.app.services.http.userAgent;
+    expect(userAgent).toMatch(/Windows NT 10\.0/);
+    // Twice in German (the second call gets the context prepared behind the first), then French, then none:
+    // the prepared context is never handed to a call of another language.
+    for (const [lang, language, header] of [
+      ['de-DE', 'de-DE', 'de-DE,de;q=0.9,*;q=0.5'],
+      ['de-DE', 'de-DE', 'de-DE,de;q=0.9,*;q=0.5'],
+      ['fr', 'fr', 'fr,*;q=0.5'],
+      [undefined, 'en-US', 'en-US,en;q=0.9'],
+    ] as const) {
+      const seen = await identity(lang);
+      expect(seen['navigator.language'], lang).toBe(language);
+      expect(seen['fetch.accept-language'], lang).toBe(header);
+      expect(seen['navigator.userAgent'], lang).toBe(userAgent);
+      expect(seen['fetch.user-agent'], lang).toBe(userAgent);
+    }
+  }, 90_000);
+
+  it('no cookie or localStorage crosses calls or accounts: every call renders in a fresh context', async () => {
+    const other = await server.createKey('Pro');
+    const remembered: string[] = [];
+    for (const apiKey of [key, key, other, key]) {
+      const res = await server.request('GET', `/v1/web/scrape?${q({ url: 'http://app.test/memory', render: 'always', format: 'text' })}`, { apiKey });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      remembered.push(String(res.body.content).match(/remembered: ([^.]*)\./)?.[1] ?? 'nothing read');
+    }
+    expect(remembered).toEqual(Array(4).fill('cookie=(none) storage=(none)'));
+  }, 90_000);
+
+  it('waitFor reaches every page of a crawl: a link a timer adds is followed, its text read', async () => {
+    const me = (await server.request('GET', '/v1/me', { apiKey: key })).body as { id: string };
+    const crawl = async (extra: Record<string, unknown>) => {
+      const started = await server.request('POST', '/v1/web/crawl', { apiKey: key, body: { url: 'http://app.test/timed-site', mode: 'recursive', maxPages: 3, render: 'always', ...extra } });
+      expect(started.status, JSON.stringify(started.body)).toBe(202);
+      await server.app.services.jobs.waitFor(started.body.jobId, me.id, 120_000);
+      const job = (await server.request('GET', `/v1/jobs/${started.body.jobId}`, { apiKey: key })).body;
+      expect(job.status, JSON.stringify(job.error)).toBe('completed');
+      return job.result.pages as Array<{ url: string; content: string }>;
+    };
+    const waited = await crawl({ waitFor: 2500 });
+    expect(waited.map((p) => p.url).sort()).toEqual(['http://app.test/timed-linked', 'http://app.test/timed-site']);
+    for (const page of waited) expect(page.content).toContain('This paragraph came after one and a fifth seconds');
+    const hurried = await crawl({});
+    expect(hurried.map((p) => p.url)).toEqual(['http://app.test/timed-site']);
+  }, 200_000);
+
+  it('waitFor reaches the pages a map reads: a link a timer adds is listed', async () => {
+    const waited = await server.request('GET', `/v1/web/map?${q({ url: 'http://app.test/timed-site', render: 'always', waitFor: '2500' })}`, { apiKey: key });
+    expect(waited.status, JSON.stringify(waited.body)).toBe(200);
+    expect(waited.body.urls).toContain('http://app.test/timed-linked');
+    const hurried = await server.request('GET', `/v1/web/map?${q({ url: 'http://app.test/timed-site', render: 'always' })}`, { apiKey: key });
+    expect(hurried.status, JSON.stringify(hurried.body)).toBe(200);
+    expect(hurried.body.urls).not.toContain('http://app.test/timed-linked');
+  }, 120_000);
+
   it('crawl renders each app-shell page and follows links that exist only in the rendered DOM', async () => {
     const me = (await server.request('GET', '/v1/me', { apiKey: key })).body as { id: string; credits: number };
     const started = await server.request('POST', '/v1/web/crawl', { apiKey: key, body: { url: 'http://app.test/', mode: 'recursive', maxPages: 12 } });

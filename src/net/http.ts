@@ -82,6 +82,11 @@ export class HttpClient {
   /** The exits per platform; adapters rotate a platform's pool when they recognise a block. */
   readonly egress: Egress;
 
+  /** The user agent the client sends (GLEANER_USER_AGENT, else the browser identity of identity.ts). */
+  get userAgent(): string {
+    return this.options.userAgent ?? USER_AGENT;
+  }
+
   constructor(private readonly options: HttpClientOptions) {
     const proxies = Array.isArray(options.proxyUrl) ? options.proxyUrl : options.proxyUrl ? [options.proxyUrl] : [];
     this.egress = new Egress({ proxies, platformProxies: options.platformProxies, connectTimeoutMs: options.connectTimeoutMs });

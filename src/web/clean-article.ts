@@ -1,22 +1,45 @@
 /**
  * What Readability leaves in an article that is not the article: figure captions and photo credits,
- * link lists (menus, related stories, tag lists) and bylines and dates. Run on the extracted article,
+ * breadcrumb trails, link lists (menus, related stories, tag lists) and bylines and dates. Run on the extracted article,
  * not the page: taken out before Readability, a byline can tip its choice to a comment section.
  * Each rule was measured on real pages before it was kept (docs/web-extraction.md has the figures).
  */
 import type { DomElement, DomNode } from './dom.js';
 
+/**
+ * Class names the rules below read: Readability strips every class it is not told to keep, so the
+ * page's classes matching these are kept through it (extract.ts), else the class rules see nothing.
+ */
+export const CLEANING_CLASS = /caption|credit|byline|dateline|timestamp|publish|posted|author|breadcrumb/i;
+
 /** Captions and credits by their markup. */
 const CAPTION_SELECTOR = 'figcaption, [class*="caption" i], [id*="caption" i], [class*="credit" i], [itemprop="caption"], [itemprop="copyrightHolder"]';
 /** A caption's or credit's words, for those marked up as plain text. */
 const CREDIT_TEXT = /(?:^|\s|\()(?:photo|image|picture|illustration)s?(?:\s+credit)?\s*:|credit\s*:|^\(?\s*(?:AP|AFP|Reuters|Getty)\b[^)]*\)?$|\(Image:[^)]*\)$|©/i;
+/** Breadcrumb trails by their markup ("Home » News » the article's title"): links and the title, no article text. */
+const BREADCRUMB_SELECTOR = '[class*="breadcrumb" i], [id*="breadcrumb" i], [itemtype*="BreadcrumbList" i], [aria-label*="breadcrumb" i]';
 /** Bylines and dates by their markup. */
 const BYLINE_SELECTOR =
   '[class*="byline" i], [id*="byline" i], [class*="dateline" i], [class*="timestamp" i], [class*="publish" i], [class*="posted" i], [class*="author" i], [rel="author"], [itemprop="author"], [itemprop="datePublished"], [itemprop="dateModified"], time';
 /** A byline's or a date line's words. */
 const BYLINE_TEXT = /^\W*(?:by\s+\p{Lu}|published\b|updated\b|posted\b|last (?:updated|modified)\b)/iu;
 /** A line that is a date and time and little else ("Nov 19, 2019 6:55 AM", "18/11/2019 23:04"). */
-const DATE_LINE = /^[^.!?]{0,40}(?:\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)[^.!?]{0,40}\b\d{1,2}[:h]\d{2}\b[^.!?]{0,20}$/i;
+const DATE_LINE = /^[^.!?]{0,40}(?:\b\d{1,2}[/.-]\d{1,2}[/.-]\d{2,4}\b|\b\d{4}-\d{2}-\d{2}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)[^.!?]{0,40}\b\d{1,2}[:h]\d{2}(?!\d)[^.!?]{0,20}$/i;
+
+/** Small words that names and labels have in lower case ("Jane Doe and John Smith", "Anna de Souza"). */
+const NAME_PARTICLES = /^(?:and|of|the|for|at|in|on|de|da|do|dos|van|von|der|den|le|la|y|und|et)$/;
+
+/**
+ * A sentence of the article rather than a label: it ends as a sentence does and it is mostly words
+ * in lower case ("By Tuesday, the water had risen above the quay."), where a byline or a date line is
+ * names, numbers and months ("By Jane Doe and John Smith, Associated Press.").
+ */
+export function isSentence(words: string): boolean {
+  if (!/[.!?]["'”’)]?$/.test(words)) return false;
+  const tokens = words.split(' ');
+  const lower = tokens.filter((token) => /^\p{Ll}/u.test(token) && !NAME_PARTICLES.test(token)).length;
+  return tokens.length >= 6 && lower >= 3 && lower * 2 >= tokens.length;
+}
 
 /** Blocks at most this long may be a caption, credit, byline or date line; longer ones are text. */
 const SHORT = 200;
@@ -52,18 +75,26 @@ function removeCaptions(root: DomElement): void {
   }
 }
 
+function removeBreadcrumbs(root: DomElement): void {
+  for (const element of [...root.querySelectorAll(BREADCRUMB_SELECTOR)]) {
+    if (element.parentNode && element !== root && text(element).length <= SHORT && !element.querySelector('p p, h1, h2, h3, h4')) element.remove();
+  }
+}
+
 function removeBylines(root: DomElement): void {
   for (const element of [...root.querySelectorAll(BYLINE_SELECTOR)]) {
     if (!element.parentNode) continue;
     const block = blockOf(element, root);
     if (block === root) continue;
     const words = text(block);
+    // A date in a sentence ("opened on <time>1 June 1955</time> by ...") is part of what it says.
+    if (element.nodeName === 'TIME' && element.parentNode && isSentence(text(block === element ? (element.parentNode as DomElement) : block))) continue;
     if (words.length <= SHORT / 2 && !block.querySelector('p p, h1, h2, h3, h4')) block.remove();
   }
   for (const element of [...root.querySelectorAll('p, div, span')]) {
     if (!element.parentNode || element.querySelector('p, div')) continue;
     const words = text(element);
-    if (words && words.length <= SHORT / 2 && (BYLINE_TEXT.test(words) || DATE_LINE.test(words))) element.remove();
+    if (words && words.length <= SHORT / 2 && (BYLINE_TEXT.test(words) || DATE_LINE.test(words)) && !isSentence(words)) element.remove();
   }
 }
 
@@ -135,6 +166,7 @@ function isLinkList(element: DomElement, [all, linked]: [number, number]): boole
 
 export function cleanArticle(root: DomElement): void {
   removeCaptions(root);
+  removeBreadcrumbs(root);
   removeBylines(root);
   removeLinkLists(root);
 }

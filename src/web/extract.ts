@@ -7,7 +7,7 @@ import { Readability } from '@mozilla/readability';
 import type { Metadata } from '../model/content.js';
 import { cleanText, parseDocument, type DomDocument, type DomElement, type DomNode } from './dom.js';
 import { htmlToMarkdown, repairTables } from './markdown.js';
-import { cleanArticle } from './clean-article.js';
+import { cleanArticle, CLEANING_CLASS } from './clean-article.js';
 import { extractPageMetadata } from './page-metadata.js';
 import { baseUrlOf, documentLinks } from './links.js';
 
@@ -126,6 +126,29 @@ function languageClasses(doc: DomDocument): string[] {
   for (const element of doc.querySelectorAll('pre, pre code, div[class*="highlight"]')) {
     for (const name of (element.getAttribute('class') ?? '').split(/\s+/)) {
       if (/^(?:language|lang|highlight-source|highlight-text)-/.test(name)) classes.add(name);
+    }
+  }
+  return [...classes];
+}
+
+/** Takes out of the article the classes kept only for the cleaning: the output keeps the language classes alone, as before. */
+function keepOnlyClasses(root: DomElement, keep: string[]): void {
+  const kept = new Set(keep);
+  for (const element of [root, ...root.querySelectorAll('[class]')]) {
+    const value = element.getAttribute('class');
+    if (value === null) continue;
+    const names = value.split(/\s+/).filter((name) => kept.has(name));
+    if (names.length) element.setAttribute('class', names.join(' '));
+    else element.removeAttribute('class');
+  }
+}
+
+/** The page's class names that the article cleaning reads (captions, credits, bylines, breadcrumbs), kept through Readability. */
+function cleaningClasses(doc: DomDocument): string[] {
+  const classes = new Set<string>();
+  for (const element of doc.querySelectorAll('[class]')) {
+    for (const name of (element.getAttribute('class') ?? '').split(/\s+/)) {
+      if (name && CLEANING_CLASS.test(name)) classes.add(name);
     }
   }
   return [...classes];
@@ -283,7 +306,8 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
   // cost a second HTML parse of every page.
   let main: DomElement | null = null;
   if (options.onlyMainContent) {
-    const classesToPreserve = languageClasses(doc);
+    const languages = languageClasses(doc);
+    const classesToPreserve = [...languages, ...cleaningClasses(doc)];
     removeBanners(doc);
     unwrapAsidesHoldingMain(doc);
     const charThreshold = articleThreshold(doc);
@@ -302,6 +326,7 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
       } catch {
         // A tree too deep for the cleaning keeps what Readability kept.
       }
+      keepOnlyClasses(main, [...languages, 'page']); // 'page': Readability's own wrapper class
     }
   }
   title ??= metadata.title ?? documentTitle;

@@ -128,6 +128,61 @@ const CHALLENGE_PASSED = `<!doctype html>
 <p>This article is served only to a browser that ran the challenge's script, which set the cookie it asked for and reloaded the page.</p>
 <p>A reader that does not run scripts sees the challenge page and nothing of this text.</p></article></body></html>`;
 
+/**
+ * What the browser says it is, as the page's scripts see it and as its own fetch sends it: written
+ * into the page as text (an app shell, so auto renders it).
+ */
+const IDENTITY = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Identity</title></head>
+<body><div id="root"></div>
+<script>
+fetch('/api/headers').then((r) => r.json()).then((headers) => {
+  const lines = [
+    'navigator.language=' + navigator.language,
+    'navigator.languages=' + navigator.languages.join(' '),
+    'navigator.userAgent=' + navigator.userAgent,
+    'fetch.accept-language=' + (headers['accept-language'] || '(none)'),
+    'fetch.user-agent=' + headers['user-agent'],
+  ];
+  const article = document.createElement('article');
+  for (const line of lines) {
+    const p = document.createElement('p');
+    p.textContent = line;
+    article.appendChild(p);
+  }
+  document.getElementById('root').appendChild(article);
+});
+</script></body></html>`;
+
+/**
+ * What a page remembers: the cookie and localStorage value it finds (none, on a fresh context), then
+ * sets both, so a second call would see them if anything crossed calls.
+ */
+const MEMORY = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Memory</title></head>
+<body><div id="root"></div>
+<script>
+const found = 'cookie=' + (document.cookie || '(none)') + ' storage=' + (localStorage.getItem('seen') || '(none)');
+document.cookie = 'seen=' + Date.now() + '; path=/; max-age=3600';
+localStorage.setItem('seen', String(Date.now()));
+const p = document.createElement('p');
+p.textContent = 'This page remembered: ' + found + '. A fresh browser context remembers nothing of an earlier call.';
+document.getElementById('root').appendChild(p);
+</script></body></html>`;
+
+/**
+ * Text a timer adds after load with no request to wait for: seen only when the render waits long
+ * enough. The page has text of its own (not an app shell, which a render waits for by itself).
+ */
+const TIMED = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Timed</title></head>
+<body><main><p>${'This page has text of its own before any script runs, so it is no app shell waiting for its content; only what a timer adds later needs the render to wait. '.repeat(8)}</p><div id="late-root"></div></main>
+<script>setTimeout(() => {
+  const p = document.createElement('p');
+  p.textContent = 'This paragraph came after one and a fifth seconds, on a timer alone, with nothing on the network to wait for.';
+  document.getElementById('late-root').appendChild(p);
+}, 1200);</script></body></html>`;
+
 export async function startAppShellSite(options: { pages: number; latencyMs?: number }): Promise<AppShellSite> {
   const requests: string[] = [];
   const upgrades: string[] = [];
@@ -150,6 +205,12 @@ export async function startAppShellSite(options: { pages: number; latencyMs?: nu
     if (p === '/fixture') return send(200, 'text/html; charset=utf-8', fixture);
     if (p === '/api/lighthouse.json') return send(200, 'application/json', lighthouse);
     if (p === '/late') return send(200, 'text/html; charset=utf-8', LATE);
+    if (p === '/identity') return send(200, 'text/html; charset=utf-8', IDENTITY);
+    if (p === '/api/headers') return send(200, 'application/json', JSON.stringify(req.headers));
+    if (p === '/memory') return send(200, 'text/html; charset=utf-8', MEMORY);
+    if (p === '/timed') return send(200, 'text/html; charset=utf-8', TIMED);
+    if (p === '/timed-site') return send(200, 'text/html; charset=utf-8', TIMED.replace('</script>', "; setTimeout(() => { const a = document.createElement('a'); a.href = '/timed-linked'; a.textContent = 'the page a timer links to'; document.getElementById('late-root').appendChild(a); }, 1200);</script>"));
+    if (p === '/timed-linked') return send(200, 'text/html; charset=utf-8', TIMED);
     if (p === '/probe') return send(200, 'text/html; charset=utf-8', probe(url.searchParams.get('target') ?? ''));
     if (p === '/challenge') {
       // A JavaScript challenge in the manner of the common bot checks: pass it by running its script.

@@ -5,7 +5,10 @@
  * A pool of contexts: every call (a scrape, one crawl, one map) gets a browser context of its own,
  * fresh (no cookie, storage or cache crosses calls, so none crosses accounts) and closed when the
  * call ends. One context is kept prepared (with a page open) for the next call, so a call does not
- * wait for a new renderer process. Within a call, pages (tabs) are reused from one render to the
+ * wait for a new renderer process. A context speaks as the plain fetch does: the client's user agent,
+ * and the call's `lang` as the browser's locale (navigator.language) and the Accept-Language of every
+ * request; the prepared context is used only by a call with its language (it is prepared with the
+ * last call's), another call opens its own. Within a call, pages (tabs) are reused from one render to the
  * next, up to a limit of renders each; at most `concurrency` pages render at once in the whole
  * process, each with a deadline. Every request of a page goes through Gleaner's outbound client
  * (routing.ts).
@@ -18,6 +21,7 @@ import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playw
 import type { HttpClient } from '../../net/http.js';
 import type { Logger } from '../../log.js';
 import { GleanerError } from '../../errors.js';
+import { acceptLanguage } from '../../net/identity.js';
 import { locateBrowser, type BrowserTarget } from './locate.js';
 import { looksLikeAppShell, looksLikeChallenge, visibleTextLength } from './shell.js';
 import { PageTraffic, routeThroughClient, type PrefetchedDocument, type RenderJob } from './routing.js';
@@ -78,6 +82,8 @@ export interface RenderOptions {
   prefetched?: PrefetchedDocument;
   /** Milliseconds to wait after the page settled, or a CSS selector to wait for (within the deadline). */
   waitFor?: number | string;
+  /** The caller's preferred language (the browser's locale and Accept-Language), as the plain fetch sends it. */
+  lang?: string;
   signal?: AbortSignal;
 }
 
@@ -105,6 +111,8 @@ interface Tab {
 /** One call's browser context and its tabs. */
 interface ContextState {
   browser: Browser;
+  /** The language the context was opened for (its locale and Accept-Language). */
+  lang: string | undefined;
   context: BrowserContext;
   tabs: Map<Page, Tab>;
   idle: Tab[];
@@ -113,8 +121,8 @@ interface ContextState {
 export class Renderer implements PageRenderer {
   private target?: BrowserTarget;
   private browser?: Promise<Browser>;
-  /** A context prepared for the next call. */
-  private spare?: Promise<ContextState | undefined>;
+  /** A context prepared for the next call, in the language of the last. */
+  private spare?: { lang: string | undefined; state: Promise<ContextState | undefined> };
   private failedAt = 0;
   private failure?: GleanerError;
   private closed = false;
@@ -133,15 +141,15 @@ export class Renderer implements PageRenderer {
     return { ok: true };
   }
 
-  /** Renders for one call that reads many pages (a crawl, a map): one context, closed by `close`. */
-  session(): RenderSession {
-    return new RenderSession(this, false);
+  /** Renders for one call that reads many pages (a crawl, a map): one context in `lang`, closed by `close`. */
+  session(lang?: string): RenderSession {
+    return new RenderSession(this, false, lang);
   }
 
   /** One page for one call, in a context of its own (the prepared one; another is prepared behind it). */
   async render(url: string, options: RenderOptions = {}): Promise<RenderedPage> {
     for (let attempt = 1; ; attempt++) {
-      const session = new RenderSession(this, true);
+      const session = new RenderSession(this, true, options.lang);
       try {
         return await session.render(url, options);
       } catch (error) {
@@ -162,14 +170,14 @@ export class Renderer implements PageRenderer {
     this.browser = undefined;
     const spare = this.spare;
     this.spare = undefined;
-    void spare?.then((state) => state?.context.close().catch(() => undefined));
+    void spare?.state.then((state) => state?.context.close().catch(() => undefined));
     await browser?.close().catch(() => undefined);
     return true;
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    const spare = await this.spare;
+    const spare = await this.spare?.state;
     await spare?.context.close().catch(() => undefined);
     const browser = await this.browser?.catch(() => undefined);
     this.browser = undefined;
@@ -181,15 +189,19 @@ export class Renderer implements PageRenderer {
    * (single pages, where opening a context is most of the wait) prepares another behind it; a crawl
    * or map opens its one context without (a spare would only hold memory while it runs).
    */
-  async takeContext(prepareNext: boolean): Promise<ContextState> {
+  async takeContext(prepareNext: boolean, lang: string | undefined): Promise<ContextState> {
     const browser = await this.running();
     // Claimed before any wait: a prepared context serves exactly one call, however many ask at once.
-    const claimed = this.spare;
-    this.spare = prepareNext && !this.closed ? this.openContext(browser).catch(() => undefined) : undefined;
+    const claimed = this.spare && this.spare.lang === lang ? this.spare.state : undefined;
+    if (claimed || prepareNext) {
+      const stale = this.spare && !claimed ? this.spare.state : undefined;
+      void stale?.then((state) => state?.context.close().catch(() => undefined));
+      this.spare = prepareNext && !this.closed ? { lang, state: this.openContext(browser, lang).catch(() => undefined) } : undefined;
+    }
     const spare = await claimed;
     if (spare && spare.browser === browser && browser.isConnected()) return spare;
     await spare?.context.close().catch(() => undefined);
-    return this.openContext(browser);
+    return this.openContext(browser, lang);
   }
 
   async newTab(state: ContextState): Promise<Tab> {
@@ -201,14 +213,14 @@ export class Renderer implements PageRenderer {
     return tab;
   }
 
-  private async openContext(browser: Browser): Promise<ContextState> {
+  private async openContext(browser: Browser, lang: string | undefined): Promise<ContextState> {
     let context: BrowserContext;
     try {
-      context = await browser.newContext(CONTEXT_OPTIONS);
+      context = await browser.newContext(this.contextOptions(lang));
     } catch (error) {
       throw new GleanerError('UPSTREAM_UNAVAILABLE', `The rendering browser could not open a page: ${String((error as Error).message).split('\n')[0]}`, { cause: error });
     }
-    const state: ContextState = { browser, context, tabs: new Map(), idle: [] };
+    const state: ContextState = { browser, lang, context, tabs: new Map(), idle: [] };
     await routeThroughClient(context, this.options.http, {
       forRequest(request) {
         try {
@@ -223,6 +235,21 @@ export class Renderer implements PageRenderer {
     });
     state.idle.push(await this.newTab(state));
     return state;
+  }
+
+  /**
+   * A context's options: the plain fetch's identity (user agent, Accept-Language from `lang`) and the
+   * locale of `lang`, so that the page's scripts (navigator.userAgent, navigator.language, Intl) see
+   * what the site's server saw. Without a lang, the plain fetch's English default.
+   */
+  private contextOptions(lang: string | undefined): BrowserContextOptions {
+    const languages = acceptLanguage(lang);
+    return {
+      ...CONTEXT_OPTIONS,
+      userAgent: this.options.http.userAgent,
+      locale: languages.split(',')[0],
+      extraHTTPHeaders: { 'accept-language': languages },
+    };
   }
 
   private running(): Promise<Browser> {
@@ -377,6 +404,7 @@ export class RenderSession implements PageRenderer {
   constructor(
     private readonly renderer: Renderer,
     private readonly prepareNext: boolean,
+    private readonly lang?: string,
   ) {}
 
   availability(): { ok: true } | { ok: false; reason: string } {
@@ -414,7 +442,7 @@ export class RenderSession implements PageRenderer {
 
   /** This call's context (one, however many pages ask at once); a new one when the browser went away under it. */
   private context(): Promise<ContextState> {
-    const current = (this.state ??= this.renderer.takeContext(this.prepareNext));
+    const current = (this.state ??= this.renderer.takeContext(this.prepareNext, this.lang));
     const forget = () => {
       if (this.state === current) this.state = undefined;
     };

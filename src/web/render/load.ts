@@ -68,6 +68,7 @@ export async function loadPage(http: HttpClient, url: string, choice: RenderChoi
     rendered = await choice.renderer!.render(plain.url, {
       prefetched: { url: plain.url, status: plain.status, headers: plain.headers, html: plain.text },
       waitFor: choice.waitFor,
+      lang: options.lang,
       signal: options.signal,
     });
   } catch (error) {
