@@ -84,7 +84,7 @@ export class HttpClient {
 
   /** The user agent the client sends (GLEANER_USER_AGENT, else the browser identity of identity.ts). */
   get userAgent(): string {
-    return this.options.userAgent ?? USER_AGENT;
+    return this.options.userAgent ?? this.options.identity?.userAgent ?? USER_AGENT;
   }
 
   constructor(private readonly options: HttpClientOptions) {
