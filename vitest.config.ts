@@ -1,13 +1,23 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Three tiers, one folder each; `npm test` runs them all.
+ * - unit: no socket and no child process (`npm run test:unit`, seconds);
+ * - loopback: real servers on loopback inside the test process (recorded platform replies, a browser);
+ * - processes: Gleaner's own processes (serve, mcp, worker, the CLI) or a redis-server beside them.
+ */
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Each file starts its own servers on loopback; two cores run two files at once.
     fileParallelism: true,
     maxWorkers: 2,
     reporters: ['default', './test/support/summary-reporter.ts'],
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { extends: true, test: { name: 'loopback', include: ['test/loopback/**/*.test.ts'] } },
+      { extends: true, test: { name: 'processes', include: ['test/processes/**/*.test.ts'] } },
+    ],
   },
 });

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { z } from 'zod';
-import { startTestServer } from '../test/helpers/server.js';
+import { startTestServer } from '../test/support/server.js';
 import { defineOperation } from '../src/operations/define.js';
 import { OPERATIONS } from '../src/operations/table.js';
 

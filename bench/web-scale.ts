@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { startFixtureSite } from '../test/support/fixture-site.js';
-import { callApi, createKeyWithCli, hasRedis, jobEnd, startGleaner, startRedis, type GleanerProcess } from '../test/helpers/processes.js';
+import { callApi, createKeyWithCli, hasRedis, jobEnd, startGleaner, startRedis, type GleanerProcess } from '../test/support/processes.js';
 
 const JOBS = 8;
 const PAGES = 50;

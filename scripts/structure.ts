@@ -1,6 +1,6 @@
 /**
  * The structure drawing of src/: which folder imports which, drawn by floor from its imports.
- * `npm run structure` prints it; test/architecture.test.ts holds the rules it shows (no circle,
+ * `npm run structure` prints it; test/unit/architecture.test.ts holds the rules it shows (no circle,
  * no import up a floor).
  *
  * Every import counts, type-only ones too: a type loop still ties two files' meaning together.

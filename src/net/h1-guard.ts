@@ -20,7 +20,7 @@
  *
  * undici's parser and error fields are internal: they are taken from undici's own symbol table.
  * Should a future version move them, the guard steps aside (sockets pass through untouched) and
- * test/net-crash.test.ts fails, which is the signal to look again.
+ * test/processes/net-crash.test.ts fails, which is the signal to look again.
  */
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';

@@ -4,7 +4,8 @@
  * media, and a Gleaner server pointed at them.
  */
 import fs from 'node:fs';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { startTestServer, type TestServer } from './server.js';
 import { generateMedia, startMediaServer, startSttServer, type GeneratedMedia, type MediaServer, type SttServer } from './media.js';
 
 export interface PlatformHarness {
@@ -18,7 +19,49 @@ export interface PlatformHarness {
   close: () => Promise<void>;
 }
 
-export async function startPlatformHarness(options: { hosts: string[]; chunkSeconds: number; env?: Record<string, string> }): Promise<PlatformHarness> {
+export interface PlatformHarnessOptions {
+  /** The platform and CDN hosts the media server stands in for. */
+  hosts: string[];
+  /** GLEANER_STT_CHUNK_SECONDS of the server. */
+  chunkSeconds: number;
+  env?: Record<string, string>;
+}
+
+/**
+ * The harness of a test file or describe block: started before its tests, closed after them, the
+ * transcription server reset before each test. Its members are read once it has started.
+ */
+export function usePlatformHarness(options: PlatformHarnessOptions): PlatformHarness {
+  let started: PlatformHarness | undefined;
+  beforeAll(async () => {
+    started = await startPlatformHarness(options);
+  }, 60_000);
+  afterAll(() => started?.close());
+  beforeEach(() => started?.stt.reset());
+  const current = (): PlatformHarness => {
+    if (!started) throw new Error('the platform harness is read before its beforeAll ran');
+    return started;
+  };
+  return {
+    get media() {
+      return current().media;
+    },
+    get upstream() {
+      return current().upstream;
+    },
+    get stt() {
+      return current().stt;
+    },
+    get server() {
+      return current().server;
+    },
+    credits: (key) => current().credits(key),
+    get: (pathAndQuery, key) => current().get(pathAndQuery, key),
+    close: () => current().close(),
+  };
+}
+
+export async function startPlatformHarness(options: PlatformHarnessOptions): Promise<PlatformHarness> {
   const media = generateMedia();
   const [upstream, stt] = await Promise.all([startMediaServer(), startSttServer()]);
   const server = await startTestServer({

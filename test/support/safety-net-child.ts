@@ -1,6 +1,6 @@
 /**
  * A process with the entry points' last line installed (src/cli/upstream-faults.ts), for
- * test/net-crash.test.ts. Its argument says what it meets:
+ * test/processes/net-crash.test.ts. Its argument says what it meets:
  *   - `undici`: 20 downloads through undici WITHOUT the HTTP/1 guard from a server that closes after
  *     each reply, written to disk: undici 7 throws `assert(!this.paused)` from a socket event;
  *   - `bug`: an ordinary exception thrown from a timer (a programming error);

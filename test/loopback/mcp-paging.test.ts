@@ -1,0 +1,472 @@
+/**
+ * Long MCP replies in pages: a model reading the text block and a client reading structuredContent
+ * both get the whole content, one page at a time through nextCursor, and the pages put together are
+ * the REST reply. Over a real server on loopback, with the official SDK client.
+ *
+ * The long page: the real Wikipedia article of test/fixtures/web/wikipedia (Readability's main
+ * content, expected.html) served four times over in one article, about 230,000 characters of
+ * markdown: no captured page is that long. The 30-minute transcript: the real json3 caption body
+ * of test/fixtures/youtube/timedtext-json3 (CVMO61kLAM8, 88 cues over 5.4 minutes) repeated with
+ * shifted times until it covers 30 minutes, served for GJLlxj_dtq8's caption URLs by the YouTube
+ * replay: no recorded caption body is that long.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { connectMcp, errorEnvelope } from '../support/mcp.js';
+import { REAL_PAGES_DIR, startFixtureSite, type FixtureSite } from '../support/fixture-site.js';
+import { FIXTURES, startYoutubeReplay, type YoutubeReplay } from '../support/youtube-replay.js';
+import { mcpInputSchema } from '../../src/surfaces/mcp/schemas.js';
+import { pieces, PIECE_CHARS } from '../../src/surfaces/mcp/pages.js';
+
+const VIDEO = 'GJLlxj_dtq8';
+const THIRTY_MINUTES_MS = 30 * 60_000;
+
+/** The recorded json3 cues, repeated one after another until they reach 30 minutes. */
+function thirtyMinuteCaptions(): string {
+  const recorded = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'timedtext-json3', 'bilingualtube_timedtext_json3_CVMO61kLAM8_2026-01.json'), 'utf8')) as {
+    events: Array<{ tStartMs: number; dDurationMs: number }>;
+  };
+  const cues = recorded.events.filter((event) => 'segs' in event);
+  const period = Math.max(...cues.map((cue) => cue.tStartMs + cue.dDurationMs));
+  const events = [];
+  for (let shift = 0; shift < THIRTY_MINUTES_MS; shift += period) {
+    for (const cue of cues) if (cue.tStartMs + shift < THIRTY_MINUTES_MS) events.push({ ...cue, tStartMs: cue.tStartMs + shift });
+  }
+  return JSON.stringify({ ...recorded, events });
+}
+
+/** One page holding the real article four times over. */
+function longArticle(): string {
+  const article = fs.readFileSync(path.join(REAL_PAGES_DIR, 'wikipedia', 'expected.html'), 'utf8');
+  const parts = [1, 2, 3, 4].map((n) => `<section><h2>Part ${n}</h2>${article}</section>`).join('\n');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Mozilla, four times over</title></head><body><article>${parts}</article></body></html>`;
+}
+
+let server: TestServer;
+let replay: YoutubeReplay;
+let site: http.Server;
+let pageUrl: string;
+let key: string;
+/** One session for the tests of `key`: a key holds at most 10 open sessions. */
+let client: Client;
+
+beforeAll(async () => {
+  replay = await startYoutubeReplay();
+  replay.captionBodies.set(VIDEO, thirtyMinuteCaptions());
+  const html = longArticle();
+  site = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html));
+  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
+  pageUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/mozilla`;
+  server = await startTestServer({
+    env: { GLEANER_ALLOW_PRIVATE_URLS: 'true', GLEANER_UPSTREAM_OVERRIDES: `youtube.com=${replay.origin},googleapis.com=${replay.origin}` },
+  });
+  // Mega: every page read is a request of the key's rate, and these tests read a few hundred.
+  key = await server.createKey('Mega', { credits: 1_000 });
+  client = await connectMcp(server.baseUrl, key);
+}, 60_000);
+
+afterAll(async () => {
+  await client.close();
+  await server.close();
+  await replay.close();
+  site.closeAllConnections();
+  await new Promise((resolve) => site.close(resolve));
+});
+
+interface Page {
+  text: string;
+  structured: any;
+}
+
+const credits = async (apiKey = key) => (await server.request('GET', '/v1/me', { apiKey })).body.credits as number;
+
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Page> {
+  const result = await client.callTool({ name, arguments: args });
+  expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+  const parts = result.content as Array<{ type: string; text: string }>;
+  expect(parts).toHaveLength(1);
+  return { text: parts[0].text, structured: result.structuredContent };
+}
+
+/** Every page of a reply, following nextCursor from the first call to the last page. */
+async function allPages(client: Client, name: string, args: Record<string, unknown>): Promise<Page[]> {
+  const pages = [await call(client, name, args)];
+  for (let cursor = pages[0].structured.nextCursor; cursor !== undefined; cursor = pages.at(-1)!.structured.nextCursor) {
+    // The text block names the same cursor, so a model reading only the text can go on.
+    expect(pages.at(-1)!.text).toContain(`call ${name} with cursor="${cursor}"`);
+    // The cursor alone (and the page size) is enough: it names the reply and, for a time range, the range.
+    pages.push(await call(client, name, { cursor, ...(args.maxChars ? { maxChars: args.maxChars } : {}) }));
+    expect(pages.length).toBeLessThan(1_000);
+  }
+  expect(pages.at(-1)!.text).not.toContain('cursor=');
+  return pages;
+}
+
+/** Drops the kept copy of the reply a cursor points into, as its 30 minutes running out would. */
+async function forget(cursor: string): Promise<void> {
+  const { e } = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as { e: string };
+  const me = await server.request('GET', '/v1/me', { apiKey: key });
+  const stored = `mcp:pages:${me.body.id}:${e}`;
+  expect(await server.app.services.store.get(stored)).toBeDefined();
+  await server.app.services.store.delete(stored);
+}
+
+/** The text of a page without its header line(s) and its footer. */
+const footerless = (text: string) => text.replace(/\n\n\[Page \d+ of \d+[^\]]*\]$/, '');
+
+describe('web_scrape of a 230 KB page over MCP', () => {
+  it('comes in pages of about 20,000 characters that put together are the REST reply, charged once', async () => {
+    const rest = await server.request('GET', `/v1/web/scrape?url=${encodeURIComponent(pageUrl)}`, { apiKey: key });
+    expect(rest.status).toBe(200);
+    expect(rest.body.content.length).toBeGreaterThan(200_000);
+
+    const before = await credits();
+    const pages = await allPages(client, 'web_scrape', { url: pageUrl });
+    expect(before - (await credits())).toBe(1);
+
+    expect(pages.length).toBeGreaterThanOrEqual(11);
+    expect(pages.map((p) => p.structured.content).join('')).toBe(rest.body.content);
+    expect(pages.flatMap((p) => p.structured.urls)).toEqual(rest.body.urls);
+    pages.forEach((page, i) => {
+      // The fields that are not paged are the reply's own, on every page.
+      expect(page.structured).toMatchObject({ url: rest.body.url, title: 'Mozilla, four times over', countCharacters: rest.body.countCharacters });
+      // The text block is the page as markdown under a short header, holding exactly this page's content.
+      expect(page.text.startsWith(`# Mozilla, four times over\n${pageUrl}\n\n${page.structured.content}`)).toBe(true);
+      // The links follow the content, one a line, on the pages whose structuredContent holds them.
+      for (const url of page.structured.urls) expect(page.text).toContain(`- ${url}\n`);
+      expect(page.text).toContain(`[Page ${i + 1} of ${pages.length}`);
+      expect(page.structured.content.length).toBeLessThanOrEqual(20_000);
+      if (i < pages.length - 2) expect(page.structured.content.length).toBeGreaterThan(18_000);
+    });
+  }, 180_000);
+
+  it('never cuts a word between pages, whatever the page size', async () => {
+    // Some 150 pages: a key without a rate limit.
+    const client = await connectMcp(server.baseUrl, await server.createKey('Enterprise'));
+    for (const maxChars of [2_000, 7_777]) {
+      const pages = await allPages(client, 'web_scrape', { url: pageUrl, maxChars });
+      const contents = pages.map((p) => p.structured.content as string).filter(Boolean);
+      for (let i = 1; i < contents.length; i++) {
+        const [end, start] = [contents[i - 1].at(-1)!, contents[i][0]];
+        expect(/\s/.test(end) || /\s/.test(start), `page ${i} ends "${contents[i - 1].slice(-30)}", page ${i + 1} starts "${contents[i].slice(0, 30)}"`).toBe(true);
+      }
+      for (const page of pages) expect(footerless(page.text).length).toBeLessThanOrEqual(maxChars + 200);
+    }
+    await client.close();
+  }, 180_000);
+});
+
+describe('a 30-minute YouTube transcript over MCP', () => {
+  it('comes in pages of "[mm:ss] text" lines that put together are the REST segments', async () => {
+    const before = await credits();
+    const pages = await allPages(client, 'youtube_transcript', { video_id: VIDEO, maxChars: 8_000 });
+    expect(before - (await credits())).toBe(1);
+
+    const rest = await server.request('GET', `/v1/youtube/transcript?video_id=${VIDEO}`, { apiKey: key });
+    expect(rest.status).toBe(200);
+    const segments = pages.flatMap((p) => p.structured.content);
+    expect(segments).toEqual(rest.body.content);
+    expect(segments.at(-1).offset).toBeGreaterThan(THIRTY_MINUTES_MS - 60_000);
+    expect(pages.length).toBeGreaterThanOrEqual(4);
+    // At the default page size too (a new call, charged again, then its pages).
+    const byDefault = await allPages(client, 'youtube_transcript', { video_id: VIDEO });
+    expect(byDefault.length).toBeGreaterThanOrEqual(2);
+    expect(byDefault.flatMap((p) => p.structured.content)).toEqual(rest.body.content);
+    for (const page of pages) {
+      // Each structured segment is a line of the text block, in order, with its start as [mm:ss].
+      const lines = page.structured.content.map((s: { offset: number; text: string }) => {
+        const seconds = Math.floor(s.offset / 1000);
+        return `[${String(Math.floor(seconds / 60)).padStart(2, '0')}:${String(seconds % 60).padStart(2, '0')}] ${s.text}\n`;
+      });
+      const header = page.text.slice(0, page.text.indexOf('\n\n') + 2);
+      expect(footerless(page.text)).toBe(`${header}${lines.join('')}`);
+      expect(page.text.split('\n')[0]).toMatch(/^Transcript of youtube GJLlxj_dtq8 · language en · [\d.]+ min · captions$/);
+    }
+  }, 180_000);
+
+  it('reads a time range (from/to in seconds) in pages, then stops at its end', async () => {
+    const pages = await allPages(client, 'youtube_transcript', { video_id: VIDEO, from: 600, to: 900, maxChars: 2_000 });
+    const rest = await server.request('GET', `/v1/youtube/transcript?video_id=${VIDEO}`, { apiKey: key });
+    const wanted = (rest.body.content as Array<{ offset: number }>).filter((s) => s.offset >= 600_000 && s.offset < 900_000);
+    expect(wanted.length).toBeGreaterThan(50);
+    expect(pages.flatMap((p) => p.structured.content)).toEqual(wanted);
+    expect(pages.length).toBeGreaterThan(1);
+    expect(pages[0].text).toContain('of the part from 10:00 to 15:00');
+    const after = await call(client, 'youtube_transcript', { video_id: VIDEO, from: 3_600 });
+    expect(after.structured.content).toEqual([]);
+    expect(after.text).toContain('(nothing in this part)');
+  });
+
+  it('refuses from/to on a transcript without timings, before charging', async () => {
+    const before = await credits();
+    const result = await client.callTool({ name: 'youtube_transcript', arguments: { video_id: VIDEO, text: true, from: 10 } });
+    expect(result.isError).toBe(true);
+    expect(errorEnvelope(result).error.code).toBe('INVALID_REQUEST');
+    expect(await credits()).toBe(before);
+  });
+});
+
+describe('cursors and page sizes', () => {
+  it('a bad cursor is INVALID_REQUEST and charges nothing', async () => {
+    const first = await call(client, 'web_scrape', { url: pageUrl });
+    const good = first.structured.nextCursor as string;
+    const before = await credits();
+    const otherTool = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(good, 'base64url').toString()), t: 'web_map' })).toString('base64url');
+    const attempts: Array<Record<string, unknown>> = [
+      { cursor: 'not a cursor' },
+      { cursor: Buffer.from('{"v":1}').toString('base64url') },
+      { cursor: good.slice(0, -4) },
+      { cursor: otherTool },
+      { cursor: good, url: `${pageUrl}?other` },
+      { cursor: good, maxChars: 10 },
+      { url: pageUrl, maxChars: 1_000_000 },
+    ];
+    for (const args of attempts) {
+      const result = await client.callTool({ name: 'web_scrape', arguments: args });
+      expect(result.isError, JSON.stringify(args)).toBe(true);
+      expect(errorEnvelope(result).error.code).toBe('INVALID_REQUEST');
+    }
+    expect(await credits()).toBe(before);
+    // The good cursor still works, and a further page costs nothing.
+    expect((await call(client, 'web_scrape', { cursor: good })).structured.content.length).toBeGreaterThan(0);
+    expect(await credits()).toBe(before);
+  }, 180_000);
+
+  it('a cursor whose kept reply is gone is refused, uncharged, and says to call again', async () => {
+    const { structured } = await call(client, 'web_scrape', { url: pageUrl });
+    await forget(structured.nextCursor);
+    const before = await credits();
+    const result = await client.callTool({ name: 'web_scrape', arguments: { cursor: structured.nextCursor } });
+    expect(result.isError).toBe(true);
+    expect(errorEnvelope(result).error).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringMatching(/no longer kept .*30 minutes.*call web_scrape again without cursor/i) });
+    expect(await credits()).toBe(before);
+  });
+
+  it("one key's cursor reads nothing of another key's reply", async () => {
+    const { structured } = await call(client, 'web_scrape', { url: pageUrl });
+    const other = await server.createKey('Pro', { credits: 10 });
+    const stranger = await connectMcp(server.baseUrl, other);
+    const result = await stranger.callTool({ name: 'web_scrape', arguments: { cursor: structured.nextCursor } });
+    expect(result.isError).toBe(true);
+    expect(errorEnvelope(result).error).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringContaining('no longer kept') });
+    expect(await credits(other)).toBe(10);
+    await stranger.close();
+  });
+
+  it('REST stays whole: it takes no paging arguments', async () => {
+    const reply = await server.request('GET', `/v1/web/scrape?url=${encodeURIComponent(pageUrl)}&maxChars=2000`, { apiKey: key });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.message).toContain('maxChars');
+  });
+
+  it('GLEANER_MCP_PAGE_CHARS sets the default page size', async () => {
+    const small = await startTestServer({ env: { GLEANER_ALLOW_PRIVATE_URLS: 'true', GLEANER_MCP_PAGE_CHARS: '5000' } });
+    try {
+      const client = await connectMcp(small.baseUrl, await small.createKey('Pro'));
+      const pages = await allPages(client, 'web_scrape', { url: pageUrl });
+      await client.close();
+      expect(pages.length).toBeGreaterThan(40);
+      for (const page of pages) expect(page.structured.content.length).toBeLessThanOrEqual(5_000);
+    } finally {
+      await small.close();
+    }
+  }, 180_000);
+
+  it('adds few characters to the tool list: cursor and maxChars on paged tools, from/to on transcripts', async () => {
+    const { tools } = await client.listTools();
+    let added = 0;
+    for (const tool of tools) {
+      // What the tool would list without paging: its MCP input schema (REST aliases already left out).
+      const own = mcpInputSchema(server.app.gate.operation(tool.name)!);
+      added += JSON.stringify(tool.inputSchema).length - JSON.stringify(own).length;
+    }
+    expect(added).toBeGreaterThan(0);
+    expect(added).toBeLessThanOrEqual(2_500);
+    const scrape = tools.find((t) => t.name === 'web_scrape')!;
+    expect(Object.keys(scrape.inputSchema.properties!)).toEqual(expect.arrayContaining(['cursor', 'maxChars']));
+    expect(Object.keys(tools.find((t) => t.name === 'youtube_transcript')!.inputSchema.properties!)).toEqual(expect.arrayContaining(['from', 'to']));
+    expect(tools.find((t) => t.name === 'account')!.inputSchema.properties).not.toHaveProperty('cursor');
+  });
+});
+
+describe('a crawl job over MCP', () => {
+  let crawlSite: FixtureSite;
+  beforeAll(async () => {
+    crawlSite = await startFixtureSite({ pages: 30 });
+  });
+  afterAll(() => crawlSite.close());
+
+  it("pages the finished job's result by crawled page, splitting a long one, and job_status pages it alike", async () => {
+    const pages = await allPages(client, 'web_crawl', { url: crawlSite.origin, maxPages: 30, maxChars: 2_000 });
+    const jobId = pages[0].structured.jobId as string;
+    const rest = await server.request('GET', `/v1/jobs/${jobId}`, { apiKey: key });
+    expect(rest.body.status).toBe('completed');
+    expect(pages.length).toBeGreaterThan(3);
+    // Put back together: a crawled page split over two MCP pages shows up in both, its content in parts.
+    const joined: Array<{ url: string; content: string }> = [];
+    for (const page of pages) {
+      expect(page.structured).toMatchObject({ jobId, status: 'completed', operation: 'web_crawl' });
+      for (const crawled of page.structured.result.pages) {
+        const last = joined.at(-1);
+        if (last && last.url === crawled.url) last.content += crawled.content;
+        else joined.push({ ...crawled });
+        // The text block shows every crawled page's url and its part of the content.
+        expect(page.text).toContain(crawled.content);
+      }
+    }
+    expect(joined).toEqual(rest.body.result.pages);
+    expect(pages.at(-1)!.structured.result.stats).toEqual(rest.body.result.stats);
+
+    // Once the kept copy is gone (30 minutes), a job's pages come from its record: still free.
+    await forget(pages[0].structured.nextCursor);
+    const before = await credits();
+    expect((await call(client, 'web_crawl', { cursor: pages[0].structured.nextCursor, maxChars: 2_000 })).structured).toEqual(pages[1].structured);
+    expect(await credits()).toBe(before);
+
+    const viaStatus = await allPages(client, 'job_status', { jobId, maxChars: 2_000 });
+    expect(viaStatus.map((p) => p.structured.result.pages)).toEqual(pages.map((p) => p.structured.result.pages));
+  }, 180_000);
+});
+
+describe('a transcript batch over MCP', () => {
+  it('pages by video, splitting a long transcript by segment', async () => {
+    const urls = [VIDEO, 'F1xioXWb8CY', 'not a video'];
+    const pages = await allPages(client, 'youtube_transcript_batch', { urls, maxChars: 5_000 });
+    const rest = await server.request('POST', '/v1/youtube/transcript/batch', { apiKey: key, body: { urls } });
+    expect(rest.status).toBe(200);
+    const joined: any[] = [];
+    for (const page of pages) {
+      for (const item of page.structured.results) {
+        const last = joined.at(-1);
+        if (last?.url === item.url) last.transcript.content.push(...item.transcript.content);
+        else joined.push(structuredClone(item));
+      }
+    }
+    // The transcript cache answers the REST call: only `cached` may differ.
+    const uncached = (items: any[]) => items.map((item) => (item.transcript ? { ...item, transcript: { ...item.transcript, cached: false } } : item));
+    expect(uncached(joined)).toEqual(uncached(rest.body.results));
+    expect(pages.length).toBeGreaterThan(5);
+    expect(pages.at(-1)!.text).toContain(`## not a video\n${rest.body.results[2].errorCode}`);
+  }, 180_000);
+});
+
+describe('the other long replies over MCP: maps, video lists, video batches, plain-text transcripts', () => {
+  /** Every page's text block shows the items its structuredContent holds, and no other face is pointed at. */
+  const sameFaces = (pages: Page[], items: (page: Page) => string[]) => {
+    for (const page of pages) {
+      expect(page.text).not.toMatch(/structuredContent/);
+      for (const item of items(page)) expect(page.text).toContain(item);
+    }
+  };
+
+  it('web_map pages its URLs, one a line', async () => {
+    const mapSite = await startFixtureSite({ pages: 120 });
+    try {
+      const pages = await allPages(client, 'web_map', { url: mapSite.origin, limit: 200, maxChars: 1_000 });
+      const rest = await server.request('GET', `/v1/web/map?url=${encodeURIComponent(mapSite.origin)}&limit=200`, { apiKey: key });
+      expect(rest.status).toBe(200);
+      expect(rest.body.urls.length).toBeGreaterThan(100);
+      expect(pages.length).toBeGreaterThan(3);
+      expect(pages.flatMap((p) => p.structured.urls)).toEqual(rest.body.urls);
+      sameFaces(pages, (page) => page.structured.urls.map((url: string) => `${url}\n`));
+    } finally {
+      await mapSite.close();
+    }
+  }, 120_000);
+
+  it("a channel's and a playlist's video ids come in pages of links", async () => {
+    const channel = await allPages(client, 'youtube_channel_videos', { id: 'UCTwECeGqMZee77BjdoYtI2Q', type: 'video', limit: 60, maxChars: 1_000 });
+    const channelRest = await server.request('GET', '/v1/youtube/channel/videos?id=UCTwECeGqMZee77BjdoYtI2Q&type=video&limit=60', { apiKey: key });
+    expect(channelRest.body.videoIds).toHaveLength(60);
+    expect(channel.length).toBeGreaterThan(1);
+    expect(channel.flatMap((p) => p.structured.videoIds)).toEqual(channelRest.body.videoIds);
+    sameFaces(channel, (page) => page.structured.videoIds.map((id: string) => `- https://www.youtube.com/watch?v=${id}\n`));
+
+    const playlist = await allPages(client, 'youtube_playlist_videos', { id: 'PLoumn5BIsUDeGF1vy5Nylf_RJKn5aL_nr', limit: 150, maxChars: 1_000 });
+    const playlistRest = await server.request('GET', '/v1/youtube/playlist/videos?id=PLoumn5BIsUDeGF1vy5Nylf_RJKn5aL_nr&limit=150', { apiKey: key });
+    expect(playlistRest.body.videoIds).toHaveLength(150);
+    expect(playlist.length).toBeGreaterThan(4);
+    expect(playlist.flatMap((p) => p.structured.videoIds)).toEqual(playlistRest.body.videoIds);
+    sameFaces(playlist, (page) => page.structured.videoIds.map((id: string) => `- https://www.youtube.com/watch?v=${id}\n`));
+    for (const page of playlist) expect(page.structured.playlistId).toBe(playlistRest.body.playlistId);
+  }, 120_000);
+
+  it("youtube_video_batch pages its job's results by video", async () => {
+    const videoIds = ['kX3nB4PpJko', VIDEO, 'F1xioXWb8CY', ...Array.from({ length: 17 }, (_, i) => `zzzzzzzzz${String(i).padStart(2, '0')}`)];
+    const pages = await allPages(client, 'youtube_video_batch', { videoIds, maxChars: 1_000 });
+    const jobId = pages[0].structured.jobId as string;
+    const rest = await server.request('GET', `/v1/jobs/${jobId}`, { apiKey: key });
+    expect(rest.body.status).toBe('completed');
+    expect(pages.length).toBeGreaterThan(1);
+    expect(pages.flatMap((p) => p.structured.result.results)).toEqual(rest.body.result.results);
+    sameFaces(pages, (page) => page.structured.result.results.map((item: { videoId: string }) => `## ${item.videoId}\n`));
+  }, 120_000);
+
+  it('a transcript as plain text (text=true) pages by paragraph or line, never mid-word', async () => {
+    const pages = await allPages(client, 'youtube_transcript', { url: VIDEO, text: true, maxChars: 5_000 });
+    const rest = await server.request('GET', `/v1/youtube/transcript?video_id=${VIDEO}&text=true`, { apiKey: key });
+    expect(typeof rest.body.content).toBe('string');
+    expect(pages.length).toBeGreaterThan(3);
+    expect(pages.map((p) => p.structured.content).join('')).toBe(rest.body.content);
+    for (const page of pages) {
+      expect(typeof page.structured.content).toBe('string');
+      expect(page.structured.content.length).toBeLessThanOrEqual(5_000);
+      expect(page.text).toContain(page.structured.content);
+      expect(page.text).not.toMatch(/structuredContent/);
+    }
+    for (const page of pages.slice(0, -1)) expect(page.structured.content).toMatch(/\s$/);
+  }, 120_000);
+});
+
+describe('YouTube search results over MCP', () => {
+  it('are a numbered list, paged by result', async () => {
+    const pages = await allPages(client, 'youtube_search', { query: 'test', limit: 40, maxChars: 1_000 });
+    const rest = await server.request('GET', '/v1/youtube/search?query=test&limit=40', { apiKey: key });
+    expect(rest.status).toBe(200);
+    expect(pages.length).toBeGreaterThan(1);
+    expect(pages.flatMap((p) => p.structured.results)).toEqual(rest.body.results);
+    let n = 0;
+    for (const page of pages) {
+      for (const item of page.structured.results) expect(page.text).toContain(`${++n}. [${item.type}] ${item.title ?? item.name}`);
+    }
+  });
+});
+
+describe('pieces of a text', () => {
+  it('put together are the text, end at a blank line, a line or a space, and never exceed a piece, over every real page', () => {
+    const names = fs.readdirSync(REAL_PAGES_DIR).filter((name) => fs.existsSync(path.join(REAL_PAGES_DIR, name, 'source.html')));
+    let cuts = 0;
+    let hard = 0;
+    for (const name of names) {
+      const text = fs.readFileSync(path.join(REAL_PAGES_DIR, name, 'source.html'), 'utf8');
+      const parts = pieces(text);
+      expect(parts.join(''), name).toBe(text);
+      for (const [i, part] of parts.entries()) {
+        expect(part.length).toBeLessThanOrEqual(PIECE_CHARS);
+        if (i === parts.length - 1) continue;
+        cuts++;
+        // Mid-word only where there was no choice: a piece-long run without a space (minified script, a data: URL).
+        if (!/\s$/.test(part)) {
+          hard++;
+          expect(part.slice(1), name).toMatch(/^\S+$/);
+        }
+      }
+    }
+    expect(cuts).toBeGreaterThan(1_000);
+    expect(hard).toBeLessThan(cuts);
+  });
+
+  it('cut the empty text into one empty piece, and never split a surrogate pair', () => {
+    expect(pieces('')).toEqual(['']);
+    const emoji = '😀'.repeat(1_500);
+    const parts = pieces(emoji);
+    expect(parts.join('')).toBe(emoji);
+    const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    for (const part of parts) expect(loneSurrogate.test(part)).toBe(false);
+  });
+});

@@ -1,0 +1,154 @@
+/**
+ * The MCP tool list (issue 19.2): it travels in every conversation, so it must be small, readable by
+ * strict clients, free of REST-only synonyms, and an operator picks what it lists.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { connectMcp } from '../support/mcp.js';
+import { looseningProblems, portabilityProblems } from '../support/schema-portability.js';
+import { OPERATIONS } from '../../src/operations/table.js';
+import { replyJsonSchema } from '../../src/surfaces/schema.js';
+import { openApiDocument } from '../../src/surfaces/rest/openapi.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { createApp } from '../../src/app.js';
+import { createToolSet, type ToolDescriptor } from '../../src/surfaces/mcp/toolset.js';
+import { silentLogger } from '../../src/log.js';
+
+/** What the issue allows for the whole default list, names to annotations. */
+const LIST_BUDGET = 20_000;
+/**
+ * Room kept under the budget for the next round's inputs: a list that only just fits (19,931 once)
+ * is one parameter away from failing.
+ */
+const HEADROOM = 1_500;
+
+let server: TestServer;
+let key: string;
+beforeAll(async () => {
+  server = await startTestServer();
+  key = await server.createKey('Free');
+});
+afterAll(() => server.close());
+
+/** The tools/list result exactly as it goes over the wire. */
+async function listOverTheWire(baseUrl: string, apiKey: string): Promise<{ json: string; tools: ToolDescriptor[] }> {
+  const client = await connectMcp(baseUrl, apiKey);
+  const sessionId = (client as unknown as { transport: { sessionId: string } }).transport.sessionId;
+  const response = await fetch(`${baseUrl}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': apiKey, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: {} }),
+  });
+  const text = await response.text();
+  const message = JSON.parse(text.startsWith('{') ? text : text.split('\n').find((line) => line.startsWith('data: '))!.slice(6));
+  await client.close();
+  return { json: JSON.stringify(message.result), tools: message.result.tools };
+}
+
+/** The tools an app lists with this GLEANER_MCP_TOOLS (undefined: unset). */
+async function toolsWith(setting: string | undefined): Promise<ToolDescriptor[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-tools-'));
+  const app = await createApp(loadConfig({ GLEANER_DATA_DIR: dir, ...(setting === undefined ? {} : { GLEANER_MCP_TOOLS: setting }) }), { logger: silentLogger });
+  try {
+    return createToolSet(app).list();
+  } finally {
+    await app.close();
+  }
+}
+
+describe('the default tool list', () => {
+  it(`is at most ${LIST_BUDGET} characters of JSON (with ${HEADROOM} to spare), names, descriptions, schemas and annotations all in`, async () => {
+    const { json, tools } = await listOverTheWire(server.baseUrl, key);
+    expect(tools.length).toBeGreaterThan(15);
+    expect(json.length).toBeLessThanOrEqual(LIST_BUDGET - HEADROOM);
+    // Recorded where a reader looks for it: the figure this test measured.
+    console.info(`tools/list: ${tools.length} tools, ${json.length} characters`);
+  });
+
+  it('every input and output schema keeps the strict portability rules, listing every tool there is', async () => {
+    const problems = (await toolsWith('all')).flatMap((tool) => [
+      ...portabilityProblems(tool.inputSchema).map((p) => `${tool.name} input ${p}`),
+      ...portabilityProblems(tool.outputSchema).map((p) => `${tool.name} output ${p}`),
+      ...(tool.outputSchema.type === 'object' ? [] : [`${tool.name}: outputSchema is not an object`]),
+    ]);
+    expect(problems).toEqual([]);
+  });
+
+  it('the rules catch what the REST schemas do (nullable unions, empty schemas, schema-valued additionalProperties)', () => {
+    const problems = OPERATIONS.flatMap((operation) => portabilityProblems(replyJsonSchema(operation)));
+    expect(problems.some((p) => p.includes('a null schema'))).toBe(true);
+    expect(problems.some((p) => p.includes('an empty schema'))).toBe(true);
+    expect(problems.some((p) => p.includes('additionalProperties is a schema'))).toBe(true);
+    expect(portabilityProblems({ type: ['string', 'null'] })).toEqual(['/: type is an array (["string","null"])']);
+  });
+
+  it('every output schema accepts every reply the REST reply schema accepts', async () => {
+    const byName = new Map(OPERATIONS.map((operation) => [operation.name, operation]));
+    const problems = (await toolsWith('all')).flatMap((tool) =>
+      looseningProblems(tool.outputSchema, replyJsonSchema(byName.get(tool.name)!)).map((p) => `${tool.name} ${p}`),
+    );
+    expect(problems).toEqual([]);
+  });
+
+  it('lists no REST-only synonym and no note for the Supadata SDK; REST keeps the synonyms', async () => {
+    const tools = await toolsWith('all');
+    const properties = (name: string) => Object.keys((tools.find((t) => t.name === name)!.inputSchema.properties ?? {}) as object);
+    expect(properties('youtube_transcript')).toEqual(expect.arrayContaining(['url']));
+    expect(properties('youtube_transcript')).not.toEqual(expect.arrayContaining(['video_id']));
+    expect(properties('youtube_transcript')).not.toContain('videoId');
+    expect(properties('youtube_transcript_translate')).not.toContain('video_id');
+    expect(properties('youtube_search')).toContain('pageToken');
+    expect(properties('youtube_search')).not.toContain('nextPageToken');
+    expect(properties('web_crawl')).toContain('maxPages');
+    expect(properties('web_crawl')).not.toContain('limit');
+    expect(JSON.stringify(tools)).not.toMatch(/Supadata|SDK/);
+    for (const tool of tools) expect(tool.description.length, tool.name).toBeLessThanOrEqual(300);
+    // The REST document still takes them.
+    const document = openApiDocument(OPERATIONS) as any;
+    const queryNames = (p: string) => (document.paths[p].get.parameters as Array<{ name: string }>).map((parameter) => parameter.name);
+    expect(queryNames('/v1/youtube/transcript')).toEqual(expect.arrayContaining(['video_id', 'videoId']));
+    expect(queryNames('/v1/youtube/search')).toContain('nextPageToken');
+  });
+});
+
+describe('GLEANER_MCP_TOOLS', () => {
+  it('lists groups and tool names; unset lists every tool but those listed on request; `all` lists every tool', async () => {
+    const names = async (setting: string | undefined) => (await toolsWith(setting)).map((t) => t.name).sort();
+    const defaults = await names(undefined);
+    expect(defaults).not.toContain('tiktok_transcript');
+    expect(defaults).not.toContain('youtube_batch_results');
+    expect(defaults).toEqual(expect.arrayContaining(['transcript', 'web_scrape', 'youtube_search', 'account', 'video_analysis']));
+    expect(await names('all')).toEqual(expect.arrayContaining([...defaults, 'tiktok_transcript', 'x_transcript']));
+    expect(await names('web')).toEqual(['metadata', 'web_crawl', 'web_map', 'web_scrape']);
+    // video: the tools that take any video link (the per-platform transcripts only by name).
+    expect(await names('video')).toEqual(['metadata', 'transcript', 'video_transcript']);
+    expect(await names('analysis')).toEqual(['video_analysis']);
+    expect(await names('video,analysis')).toEqual(['metadata', 'transcript', 'video_analysis', 'video_transcript']);
+    expect(await names('video, tiktok_transcript')).toEqual(['metadata', 'tiktok_transcript', 'transcript', 'video_transcript']);
+    expect(await names('account, tiktok_transcript')).toEqual(['account', 'job_cancel', 'job_list', 'job_status', 'tiktok_transcript']);
+    const youtube = await names('youtube');
+    expect(youtube.every((name) => name.startsWith('youtube_') || name === 'transcript')).toBe(true);
+    expect(youtube).toContain('youtube_transcript');
+  });
+
+  it('a listed-out tool is an unknown tool over MCP', async () => {
+    const narrow = await startTestServer({ env: { GLEANER_MCP_TOOLS: 'web' } });
+    try {
+      const client = await connectMcp(narrow.baseUrl, await narrow.createKey('Free'));
+      expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('account');
+      await expect(client.callTool({ name: 'account', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+      await client.close();
+    } finally {
+      await narrow.close();
+    }
+  });
+
+  it('an unknown group or name stops the start with a message naming the variable', async () => {
+    await expect(startTestServer({ env: { GLEANER_MCP_TOOLS: 'web,vidoe' } })).rejects.toThrow(/GLEANER_MCP_TOOLS: "vidoe" is neither a tool group/);
+    expect(() => loadConfig({ GLEANER_MCP_TOOLS: 'web;video' })).toThrow(ConfigError);
+    expect(() => loadConfig({ GLEANER_MCP_TOOLS: 'web;video' })).toThrow(/GLEANER_MCP_TOOLS/);
+  });
+});

@@ -1,0 +1,28 @@
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { OPERATIONS } from '../../src/operations/table.js';
+import { manifestTools, operationsTable, replaceTable } from '../../src/surfaces/docs.js';
+
+describe('documents derived from the operation table', () => {
+  it("README's operation table is the one generated from the table (npm run docs)", () => {
+    const readme = fs.readFileSync('README.md', 'utf8');
+    expect(replaceTable(readme, operationsTable(OPERATIONS))).toBe(readme);
+    for (const operation of OPERATIONS) expect(readme).toContain(`\`${operation.name}\``);
+  });
+
+  it("manifest.json lists every tool and treats the API key as a sensitive setting", () => {
+    const manifest = JSON.parse(fs.readFileSync('manifest.json', 'utf8'));
+    expect(manifest.manifest_version).toBe('0.3');
+    expect(manifest.tools).toEqual(manifestTools(OPERATIONS));
+    expect(manifest.user_config.api_key.sensitive).toBe(true);
+    expect(manifest.server.mcp_config.env.GLEANER_API_KEY).toBe('${user_config.api_key}');
+  });
+});
+
+describe('the README', () => {
+  it('is a page a newcomer reads in minutes: at most 250 lines, every docs/ link resolving', () => {
+    const readme = fs.readFileSync('README.md', 'utf8');
+    expect(readme.split('\n').length).toBeLessThanOrEqual(250 + 1);
+    for (const [, target] of readme.matchAll(/\]\((docs\/[^)#]+)(?:#[^)]*)?\)/g)) expect(fs.existsSync(target), target).toBe(true);
+  });
+});
