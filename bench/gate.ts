@@ -8,25 +8,9 @@ import http from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { z } from 'zod';
 import { startTestServer } from '../test/support/server.js';
-import { defineOperation } from '../src/operations/define.js';
+import { chargeOperation as charged } from '../test/support/charged-server.js';
 import { OPERATIONS } from '../src/operations/table.js';
-
-const charged = defineOperation({
-  name: 'bench_charged',
-  title: 'Charged no-op (benchmark)',
-  description: 'Costs one credit and does nothing.',
-  http: { method: 'GET', path: '/v1/bench/charged' },
-  input: z.object({}),
-  output: z.object({ ok: z.boolean() }),
-  plan: 'Free',
-  cost: 1,
-  kind: 'sync',
-  async run() {
-    return { ok: true };
-  },
-});
 
 const SLOW_FSYNC_MS = 5;
 
@@ -62,7 +46,7 @@ export async function benchGate(): Promise<void> {
     const total = 2_000;
     await measure('gate, bare node:http handler (ceiling)', total, 32, get(`http://127.0.0.1:${(bare.address() as AddressInfo).port}`, '/'));
     const free = await measure('gate, free call (GET /v1/me)', total, 32, get(server.baseUrl, '/v1/me'));
-    const paid = await measure('gate, 1-credit call (SQLite, atomic charge)', total, 32, get(server.baseUrl, '/v1/bench/charged'));
+    const paid = await measure('gate, 1-credit call (SQLite, atomic charge)', total, 32, get(server.baseUrl, '/v1/test/charge'));
     const { used } = await server.app.services.accounts.balance(account);
     console.log(`gate: 1-credit throughput ${((paid / free) * 100).toFixed(0)}% of the free call's; credits charged ${used} for ${total} calls (${used === total ? 'none lost' : 'MISMATCH'})`);
     // A slow disk, simulated: every fsync (SQLite's, which blocks the event loop) made to last 5 ms.
@@ -74,7 +58,7 @@ export async function benchGate(): Promise<void> {
     };
     try {
       const slowFree = await measure(`gate, free call, every fsync ${SLOW_FSYNC_MS} ms (slow disk)`, total, 32, get(server.baseUrl, '/v1/me'));
-      const slowPaid = await measure(`gate, 1-credit call, every fsync ${SLOW_FSYNC_MS} ms (slow disk)`, total, 32, get(server.baseUrl, '/v1/bench/charged'));
+      const slowPaid = await measure(`gate, 1-credit call, every fsync ${SLOW_FSYNC_MS} ms (slow disk)`, total, 32, get(server.baseUrl, '/v1/test/charge'));
       console.log(`gate on the slow disk: 1-credit throughput ${((slowPaid / slowFree) * 100).toFixed(0)}% of the free call's`);
     } finally {
       fs.fsyncSync = fsync;

@@ -6,25 +6,9 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
-import { z } from 'zod';
 import { startTestServer } from '../test/support/server.js';
-import { defineOperation } from '../src/operations/define.js';
+import { chargeOperation as charged } from '../test/support/charged-server.js';
 import { OPERATIONS } from '../src/operations/table.js';
-
-const charged = defineOperation({
-  name: 'bench_health_charged',
-  title: 'Charged no-op (benchmark)',
-  description: 'Costs one credit and does nothing.',
-  http: { method: 'GET', path: '/v1/bench/health-charged' },
-  input: z.object({}),
-  output: z.object({ ok: z.boolean() }),
-  plan: 'Free',
-  cost: 1,
-  kind: 'sync',
-  async run() {
-    return { ok: true };
-  },
-});
 
 const FLOOD_CONNECTIONS = 64;
 /** The flooding process: `connections` loops asking /healthz until its stdin closes, then the status counts. */
@@ -57,7 +41,7 @@ export async function benchHealthz(): Promise<void> {
       const times: number[] = [];
       for (let i = 0; i < CALLS; i++) {
         const started = performance.now();
-        const response = await fetch(`${server.baseUrl}/v1/bench/health-charged`, { headers: { 'x-api-key': key } });
+        const response = await fetch(`${server.baseUrl}/v1/test/charge`, { headers: { 'x-api-key': key } });
         await response.arrayBuffer();
         if (response.status !== 200) throw new Error(`charged call answered ${response.status}`);
         times.push(performance.now() - started);
