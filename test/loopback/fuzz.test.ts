@@ -328,7 +328,9 @@ describe('hostile MCP tool calls (issue 20.2)', () => {
     return new Set(
       text
         .split('\n')
-        .filter((line) => /^gleaner_(requests|upstream|jobs?|credits)_/.test(line))
+        // Upstream series are left out: the hostile calls reach no upstream, while jobs that earlier tests
+        // of this file started may still be fetching (their platform and status labels are a closed set).
+        .filter((line) => /^gleaner_(requests|jobs?|credits)_/.test(line))
         .map((line) => line.replace(/ [^ ]+$/, '')),
     );
   }
