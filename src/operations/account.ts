@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineOperation } from './define.js';
 import { publicJob } from '../jobs/jobs.js';
 import { accountReply, jobReply } from './outputs.js';
-import { FREE_LOOKUP, jobIdInput } from './lookups.js';
+import { FREE_LOOKUP, JOB_FOLLOW_GROUPS, jobIdInput } from './lookups.js';
 
 /** What `credits` shows on a plan without a monthly limit (Enterprise). */
 export const UNLIMITED_CREDITS = 2 ** 31 - 1;
@@ -39,7 +39,8 @@ export const jobStatus = defineOperation({
   http: { method: 'GET', path: '/v1/jobs/{jobId}' },
   output: jobReply(z.unknown()),
   input: z.object({ jobId: jobIdInput }),
-  groups: ['account'],
+  // Listed with every group that has a job tool: those tools return a jobId when the job outlasts their wait.
+  groups: JOB_FOLLOW_GROUPS,
   ...FREE_LOOKUP,
   async run(input, ctx) {
     return publicJob(await ctx.services.jobs.get(input.jobId, ctx.account.id));

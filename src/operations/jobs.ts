@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { defineOperation } from './define.js';
 import { publicJob } from '../jobs/jobs.js';
 import { jobReply } from './outputs.js';
-import { FREE_LOOKUP, jobIdInput } from './lookups.js';
+import { FREE_LOOKUP, JOB_FOLLOW_GROUPS, jobIdInput } from './lookups.js';
 
 const jobSummary = jobReply(z.unknown()).omit({ result: true });
 
@@ -18,7 +18,7 @@ export const jobCancel = defineOperation({
   http: { method: 'DELETE', path: '/v1/jobs/{jobId}' },
   input: z.object({ jobId: jobIdInput }),
   output: jobReply(z.unknown()),
-  groups: ['account'],
+  groups: JOB_FOLLOW_GROUPS,
   ...FREE_LOOKUP,
   readOnly: false,
   async run(input, ctx) {
