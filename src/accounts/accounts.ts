@@ -46,6 +46,11 @@ const INDEX_KEY = 'accounts:index';
 const accountKey = (id: string) => `account:${id}`;
 const hashKey = (hash: string) => `keyhash:${hash}`;
 
+/** A request that carries no key, on REST or over HTTP MCP. */
+export function missingApiKey(): GleanerError {
+  return new GleanerError('UNAUTHORIZED', 'Missing API key: send it in the x-api-key header or as Authorization: Bearer <key>.');
+}
+
 export function hashApiKey(apiKey: string): string {
   return createHash('sha256').update(apiKey).digest('hex');
 }
@@ -146,7 +151,7 @@ export class Accounts {
 
   /** The account of a presented key, or UNAUTHORIZED. */
   async authenticate(apiKey: string | undefined): Promise<AccountRecord> {
-    if (!apiKey) throw new GleanerError('UNAUTHORIZED', 'Missing API key: send it in the x-api-key header or as Authorization: Bearer <key>.');
+    if (!apiKey) throw missingApiKey();
     const account = await this.store.getThrough<AccountRecord>(hashKey(hashApiKey(apiKey)), accountKey);
     if (!account || account.revokedAt) throw new GleanerError('UNAUTHORIZED', 'Invalid API key: it is unknown or has been revoked.');
     return account;

@@ -15,7 +15,7 @@ import { clock, IMAGE_REFUSAL, ImagesRefused, type ChatModel, type ChatRequest }
 import { ERROR_CODES, GleanerError, type ErrorCode } from '../../errors.js';
 import { requestsTotal } from '../../observability/metrics.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { AccountRecord } from '../../accounts/accounts.js';
+import { missingApiKey, type AccountRecord } from '../../accounts/accounts.js';
 
 /**
  * tools/call with any params at all. The SDK's own schema (and the Server's wrapper around
@@ -187,7 +187,7 @@ function withStdioKeyHint(tools: ToolSet, keyConfigured: boolean): ToolSet {
 /** An HTTP tool call acts as the account its request's key was checked for (see handle). */
 async function accountOfRequest(extra: { authInfo?: AuthInfo }): Promise<AccountRecord> {
   const account = extra.authInfo?.extra?.account as AccountRecord | undefined;
-  if (!account) throw new GleanerError('UNAUTHORIZED', 'Missing API key: send it in the x-api-key header or as Authorization: Bearer <key>.');
+  if (!account) throw missingApiKey();
   return account;
 }
 
