@@ -13,6 +13,7 @@ import { ERROR_CODES } from '../../src/errors.js';
 import { connectMcp, errorEnvelope } from '../support/mcp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { writeCookiesFile } from '../support/cookies-file.js';
 
 // FUZZ_SEED replays or explores another sequence; the default keeps `npm test` deterministic.
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed_2026);
@@ -498,8 +499,7 @@ describe("the operator's origins and credentials under fuzz (issue 20)", () => {
     const domains = ['youtube.com', 'google.com', 'instagram.com', 'facebook.com', 'x.com', 'twitter.com'];
     const rnd = prng(SEED ^ 0xc00c1e);
     const secrets = domains.map((d, i) => `operator-${d.replace(/\W/g, '')}-${Math.floor(rnd() * 1e9)}-${i}`);
-    const file = path.join(dir, 'cookies.txt');
-    fs.writeFileSync(file, ['# Netscape HTTP Cookie File', ...domains.map((d, i) => `.${d}\tTRUE\t/\tFALSE\t0\tsecret${i}\t${secrets[i]}`), ''].join('\n'));
+    const file = writeCookiesFile(dir, domains.map((domain, i) => ({ domain, name: `secret${i}`, value: secrets[i], secure: false })));
     const hosts = [...domains, 'fuzz.example'];
     const server = await startTestServer({
       env: { GLEANER_COOKIES_FILE: file, GLEANER_UPSTREAM_OVERRIDES: hosts.map((h) => `${h}=${site.origin}`).join(','), GLEANER_HTTP_TIMEOUT_MS: '3000' },

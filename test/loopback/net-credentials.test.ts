@@ -25,6 +25,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { generateMedia, startMediaServer, startSttServer, type GeneratedMedia, type MediaServer, type SttServer } from '../support/media.js';
 import { HttpClient } from '../../src/net/http.js';
 import { BUILTIN_PROFILE } from '../../src/profile/load.js';
+import { writeCookiesFile } from '../support/cookies-file.js';
 
 const q = encodeURIComponent;
 const SESSIONID = 'ig-sessionid-operator-secret';
@@ -37,20 +38,13 @@ const SECRETS = [SESSIONID, SAPISID, SID, AUTH_TOKEN, CT0];
 const PAGE = '<!doctype html><html><head><title>Account</title></head><body><main><h1>Settings</h1><p>Edit your profile.</p></main></body></html>';
 
 function writeCookies(dir: string): string {
-  const file = path.join(dir, 'cookies.txt');
-  fs.writeFileSync(
-    file,
-    [
-      '# Netscape HTTP Cookie File',
-      `#HttpOnly_.instagram.com\tTRUE\t/\tTRUE\t0\tsessionid\t${SESSIONID}`,
-      `.youtube.com\tTRUE\t/\tTRUE\t0\tSAPISID\t${SAPISID}`,
-      `.google.com\tTRUE\t/\tTRUE\t0\tSID\t${SID}`,
-      `#HttpOnly_.x.com\tTRUE\t/\tTRUE\t0\tauth_token\t${AUTH_TOKEN}`,
-      `.x.com\tTRUE\t/\tTRUE\t0\tct0\t${CT0}`,
-      '',
-    ].join('\n'),
-  );
-  return file;
+  return writeCookiesFile(dir, [
+    { domain: 'instagram.com', name: 'sessionid', value: SESSIONID, httpOnly: true },
+    { domain: 'youtube.com', name: 'SAPISID', value: SAPISID },
+    { domain: 'google.com', name: 'SID', value: SID },
+    { domain: 'x.com', name: 'auth_token', value: AUTH_TOKEN, httpOnly: true },
+    { domain: 'x.com', name: 'ct0', value: CT0 },
+  ]);
 }
 
 /** Everything a logged request carried that is the operator's. */

@@ -12,6 +12,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { startMediaServer, type MediaServer } from '../support/media.js';
 import { BUILTIN_PROFILE } from '../../src/profile/load.js';
 import { fixture } from '../support/paths.js';
+import { writeCookiesFile } from '../support/cookies-file.js';
 
 /** The query id the built-in platform profile sends (X changes it; the profile follows). */
 const X_QUERY = `/graphql/${BUILTIN_PROFILE.x.tweetQueryId}/TweetResultByRestId`;
@@ -31,18 +32,12 @@ const feedItem = JSON.parse(fixture('instagram/2026/mbedfx_instagram_api-v1-feed
 beforeAll(async () => {
   upstream = await startMediaServer();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-cookies-'));
-  const cookies = path.join(dir, 'cookies.txt');
   // A browser export in the Netscape format, with this test's values.
-  fs.writeFileSync(
-    cookies,
-    [
-      '# Netscape HTTP Cookie File',
-      `#HttpOnly_.x.com\tTRUE\t/\tTRUE\t0\tauth_token\t${AUTH_TOKEN}`,
-      `.x.com\tTRUE\t/\tTRUE\t0\tct0\t${CT0}`,
-      `#HttpOnly_.instagram.com\tTRUE\t/\tTRUE\t0\tsessionid\t${SESSION}`,
-      '',
-    ].join('\n'),
-  );
+  const cookies = writeCookiesFile(dir, [
+    { domain: 'x.com', name: 'auth_token', value: AUTH_TOKEN, httpOnly: true },
+    { domain: 'x.com', name: 'ct0', value: CT0 },
+    { domain: 'instagram.com', name: 'sessionid', value: SESSION, httpOnly: true },
+  ]);
   const hosts = ['x.com', 'twimg.com', 'instagram.com', 'cdninstagram.com'];
   server = await startTestServer({
     env: { GLEANER_COOKIES_FILE: cookies, GLEANER_UPSTREAM_OVERRIDES: hosts.map((h) => `${h}=${upstream.origin}`).join(',') },

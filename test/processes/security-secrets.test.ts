@@ -26,6 +26,7 @@ import { redactText, redactUrl, rememberConfiguredSecrets, rememberSecrets } fro
 import { CONFIG_VARIABLES, loadConfig } from '../../src/config.js';
 import { profileSecrets } from '../../src/profile/load.js';
 import { generateMedia } from '../support/media.js';
+import { writeCookiesFile } from '../support/cookies-file.js';
 
 const run = promisify(execFile);
 
@@ -137,20 +138,15 @@ describe('configured secrets never reach a reply, a log line or doctor (finding 
     });
     proxy = await startTestProxy();
     const dead = await freePort();
-    const cookies = path.join(dataDir, 'cookies.txt');
-    fs.writeFileSync(
-      cookies,
-      [
-        '# Netscape HTTP Cookie File',
-        `.youtube.com\tTRUE\t/\tTRUE\t0\tSID\t${secrets.cookieSid}`,
-        `.youtube.com\tTRUE\t/\tTRUE\t0\tSAPISID\t${secrets.cookieSapisid}`,
-        `.instagram.com\tTRUE\t/\tTRUE\t0\tsessionid\t${secrets.cookieInstagram}`,
-        `.x.com\tTRUE\t/\tTRUE\t0\tauth_token\t${secrets.cookieXAuth}`,
-        `.x.com\tTRUE\t/\tTRUE\t0\tct0\t${secrets.cookieXCt0}`,
-        `.tiktok.com\tTRUE\t/\tTRUE\t0\tsessionid\t${secrets.cookieTiktok}`,
-        `.facebook.com\tTRUE\t/\tTRUE\t0\txs\t${secrets.cookieFacebook}`,
-      ].join('\n'),
-    );
+    const cookies = writeCookiesFile(dataDir, [
+      { domain: 'youtube.com', name: 'SID', value: secrets.cookieSid },
+      { domain: 'youtube.com', name: 'SAPISID', value: secrets.cookieSapisid },
+      { domain: 'instagram.com', name: 'sessionid', value: secrets.cookieInstagram },
+      { domain: 'x.com', name: 'auth_token', value: secrets.cookieXAuth },
+      { domain: 'x.com', name: 'ct0', value: secrets.cookieXCt0 },
+      { domain: 'tiktok.com', name: 'sessionid', value: secrets.cookieTiktok },
+      { domain: 'facebook.com', name: 'xs', value: secrets.cookieFacebook },
+    ]);
     // An operator's profile file with a login header of its own (left out of `gleaner profile --json`, redacted everywhere).
     const profileFile = path.join(dataDir, 'profile.json');
     fs.writeFileSync(profileFile, JSON.stringify({ tiktok: { pageHeaders: { Cookie: `sid_tt=${secrets.profileCookie}` } } }));
