@@ -10,7 +10,7 @@ import type { App } from '../app.js';
 import { isLoopbackHost } from '../config.js';
 import { GleanerError, errorEnvelope, toGleanerError } from '../errors.js';
 import { createRestHandler } from './rest/handler.js';
-import { createStreamableHttpHandler, type SessionOwner } from './mcp/sdk.js';
+import { createMcpHttpHandler, type SessionOwner } from './mcp/http.js';
 import { createToolSet } from './mcp/toolset.js';
 import { SERVER_IDENTITY } from './identity.js';
 import { apiKeyFrom } from './auth.js';
@@ -45,15 +45,19 @@ export async function startHttpServer(app: App, options: { host: string; port: n
     throw new Error('GLEANER_MCP_KEYLESS=true is allowed only when the server is bound to a loopback address (GLEANER_HOST=127.0.0.1).');
   }
   const rest = createRestHandler(app, { bodyDeadlineMs: timeouts.bodyDeadlineMs });
-  const mcp = createStreamableHttpHandler(SERVER_IDENTITY, createToolSet(app), {
+  const mcp = createMcpHttpHandler(SERVER_IDENTITY, createToolSet(app), {
+    rounds: app.services.store,
+    // Sessions only for 2025 clients whose own model may be needed (the server has none): see mcp/http.ts.
+    samplingSessions: !app.services.chat,
+    onerror: (error) => app.log.debug({ err: error }, 'MCP protocol error'),
     maxSessionsPerOwner: app.config.GLEANER_MCP_MAX_SESSIONS,
     idleMs: app.config.GLEANER_MCP_SESSION_IDLE_SECONDS * 1000,
     onEvicted: ({ owner, sessionId, idleMs }) =>
       app.log.info(
         { accountId: owner, sessionId, idleSeconds: Math.round(idleMs / 1000) },
-        'MCP session cap reached: the least recently used session without a request in progress was closed to admit a new one',
+        'MCP sampling session cap reached: the least recently used session without a request in progress was closed to admit a new one',
       ),
-    onIdleClosed: ({ owner, sessionId, idleMs }) => app.log.info({ accountId: owner, sessionId, idleSeconds: Math.round(idleMs / 1000) }, 'MCP session closed after being idle'),
+    onIdleClosed: ({ owner, sessionId, idleMs }) => app.log.info({ accountId: owner, sessionId, idleSeconds: Math.round(idleMs / 1000) }, 'MCP sampling session closed after being idle'),
   });
   const allowedHosts = new Set(['localhost', '127.0.0.1', '[::1]', ...app.config.GLEANER_ALLOWED_HOSTS]);
 

@@ -1,85 +1,45 @@
 /**
- * Every use of the MCP SDK lives in this file: tool handlers elsewhere are plain functions, so a
- * move to the SDK's next major version touches this file alone.
+ * Every use of the MCP SDK (v2: @modelcontextprotocol/server) lives in this file and in http.ts:
+ * tool handlers elsewhere are plain functions. One server definition serves both protocol eras:
+ * 2026-07-28 requests (stateless, each carrying its version and client capabilities in `_meta`)
+ * and 2025-era clients (an `initialize` handshake), over HTTP (http.ts) and stdio.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { z } from 'zod';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, CreateMessageResultSchema, ErrorCode as RpcErrorCode, ListToolsRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolOutcome, ToolSet } from './toolset.js';
-import { clock, IMAGE_REFUSAL, ImagesRefused, type ChatModel, type ChatRequest } from '../../ai/chat.js';
+import { ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type ServerContext } from '@modelcontextprotocol/server';
+import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
+import type { JobTask, ToolOutcome, ToolSet } from './toolset.js';
+import { clientModelRounds, type RoundState } from './client-model.js';
+import { samplingParams, sampledText } from './sampling.js';
+import { taskOf, TASKS_EXTENSION } from './tasks.js';
+import { IMAGE_REFUSAL, ImagesRefused, type ChatModel, type ChatRequest } from '../../ai/chat.js';
 import { ERROR_CODES, GleanerError, type ErrorCode } from '../../errors.js';
 import { requestsTotal } from '../../observability/metrics.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { missingApiKey, type AccountRecord } from '../../accounts/accounts.js';
-
-/**
- * tools/call with any params at all. The SDK's own schema (and the Server's wrapper around
- * tools/call handlers) reject a malformed call with a raw validation dump as -32603; parsed here,
- * a missing name is a plain -32602 and non-object arguments an INVALID_REQUEST result, as on REST.
- */
-const LooseCallToolRequestSchema = z.object({ method: z.literal('tools/call'), params: z.unknown().optional() });
-const CallParamsSchema = CallToolRequestSchema.shape.params.extend({ arguments: z.unknown().optional() });
-
-/**
- * A JSON-RPC error whose message the client shows as is. (McpError puts "MCP error <code>: " in its
- * own message, and the client's McpError adds it again: the reader saw the prefix twice.)
- */
-function rpcError(code: number, message: string): Error {
-  return Object.assign(new Error(message), { code });
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-type SendRequest = (request: { method: 'sampling/createMessage'; params: Record<string, unknown> }, schema: typeof CreateMessageResultSchema) => Promise<{ content: unknown }>;
-
-/** The client's own model through MCP sampling (sampling/createMessage on the tool call's stream). */
-function samplingModel(sendRequest: SendRequest): ChatModel {
-  return {
-    name: 'mcp-sampling',
-    async complete(request: ChatRequest) {
-      const schemaNote = request.schema
-        ? `\n\nAnswer with one JSON value only, no prose and no code fence, that validates against this JSON Schema:\n${JSON.stringify(request.schema)}`
-        : '';
-      // Frames go as image messages, each after a text message naming its moment.
-      const pictures = (request.images ?? []).flatMap((image) => [
-        { role: 'user', content: { type: 'text', text: `Frame at ${clock(image.atSeconds * 1000)}:` } },
-        { role: 'user', content: { type: 'image', data: image.jpeg.toString('base64'), mimeType: 'image/jpeg' } },
-      ]);
-      let result;
-      try {
-        result = await sendRequest(
-          {
-            method: 'sampling/createMessage',
-            params: {
-              systemPrompt: request.system,
-              messages: [{ role: 'user', content: { type: 'text', text: `${request.prompt}${schemaNote}` } }, ...pictures],
-              maxTokens: request.maxTokens ?? 2_000,
-              includeContext: 'none',
-            },
-          },
-          CreateMessageResultSchema,
-        );
-      } catch (error) {
-        if (pictures.length && error instanceof Error && IMAGE_REFUSAL.test(error.message)) throw new ImagesRefused(error.message);
-        throw error;
-      }
-      const content = Array.isArray(result.content) ? result.content : [result.content];
-      return content.map((part) => (part && typeof part === 'object' && 'text' in part ? String((part as { text: unknown }).text) : '')).join('');
-    },
-  };
-}
+import type { JobProgress } from '../../jobs/jobs.js';
 
 export interface ServerIdentity {
   name: string;
   version: string;
   instructions: string;
+}
+
+/** Who a request acts as, from what its transport knows (see ToolCallContext.account). */
+type AccountOf = (ctx: ServerContext) => Promise<AccountRecord>;
+
+export interface SdkServerOptions {
+  accountOf: AccountOf;
+  /** Where the client's answers of a multi-round-trip tool call wait between its rounds (the store). */
+  rounds: RoundState;
+}
+
+const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+
+/** How long a client may cache the tool list (it changes only with the server's configuration). */
+const TOOL_LIST_TTL_MS = 5 * 60_000;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function invalidArguments(): ToolOutcome {
@@ -95,77 +55,146 @@ function outcomeStatus(outcome: ToolOutcome): string {
 }
 
 /** The result of a tool call: a failure is one text block, `CODE: message`, read once by the model. */
-function callResult(outcome: ToolOutcome) {
+export function callResult(outcome: ToolOutcome) {
   // structuredContent must match the tool's outputSchema, which describes successes (the MCP spec's
   // error results carry text only): an error has none.
   if (outcome.isError) return { content: [{ type: 'text' as const, text: outcome.text }], isError: true };
   return { content: [{ type: 'text' as const, text: outcome.text }], structuredContent: outcome.body as Record<string, unknown> };
 }
 
-export interface SdkServerHooks {
-  /** The client cancelled request `id` (notifications/cancelled): its HTTP reply must end. */
-  onCancelled?: (requestId: string | number) => void;
+/** The capabilities a 2026-07-28 request declares in its own `_meta` (absent on 2025-era requests). */
+function requestCapabilities(ctx: ServerContext): Record<string, unknown> | undefined {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const declared = envelope?.[CLIENT_CAPABILITIES];
+  return envelope ? (isPlainObject(declared) ? declared : {}) : undefined;
 }
 
-/** Who a call acts as, from what its transport knows of it (see ToolCallContext.account). */
-type AccountOf = (extra: { authInfo?: AuthInfo }) => Promise<AccountRecord>;
+function declaresTasks(capabilities: Record<string, unknown> | undefined): boolean {
+  const extensions = capabilities?.extensions;
+  return isPlainObject(extensions) && TASKS_EXTENSION in extensions;
+}
 
-/** One SDK server over the tool set; `accountOf` says which account a call acts as. */
-function createSdkServer(identity: ServerIdentity, tools: ToolSet, accountOf: AccountOf, hooks: SdkServerHooks = {}): Server {
+/** The client's own model through 2025-era sampling (sampling/createMessage on the call's stream). */
+function samplingModel(ctx: ServerContext): ChatModel {
+  return {
+    name: 'mcp-sampling',
+    async complete(request: ChatRequest) {
+      const params = samplingParams(request);
+      let result;
+      try {
+        result = await ctx.mcpReq.requestSampling(params as never);
+      } catch (error) {
+        if (request.images?.length && error instanceof Error && IMAGE_REFUSAL.test(error.message)) throw new ImagesRefused(error.message);
+        throw error;
+      }
+      return sampledText(result.content);
+    },
+  };
+}
+
+/** Sends progress that only ever increases (the spec's rule; a job's progress can repeat a value). */
+function progressSender(ctx: ServerContext, progressToken: string | number | undefined): ((p: JobProgress) => void) | undefined {
+  if (progressToken === undefined) return undefined;
+  let last = -Infinity;
+  return (p) => {
+    if (!(p.done > last)) return;
+    last = p.done;
+    void ctx.mcpReq
+      .notify({
+        method: 'notifications/progress',
+        params: { progressToken, progress: p.done, ...(p.total !== undefined ? { total: Math.max(p.total, p.done) } : {}), ...(p.message ? { message: p.message } : {}) },
+      })
+      .catch(() => undefined);
+  };
+}
+
+const TaskIdParams = z.object({ taskId: z.string().min(1).max(200) }).loose();
+const TaskUpdateParams = z.object({ taskId: z.string().min(1).max(200), inputResponses: z.record(z.string(), z.unknown()).optional() }).loose();
+
+/** One SDK server over the tool set, for one HTTP request or one stdio connection. */
+export function createSdkServer(identity: ServerIdentity, tools: ToolSet, options: SdkServerOptions): Server {
   const server = new Server(
     { name: identity.name, version: identity.version },
-    { capabilities: { tools: {}, logging: {} }, instructions: identity.instructions },
+    {
+      capabilities: { tools: {}, logging: {}, extensions: { [TASKS_EXTENSION]: {} } },
+      instructions: identity.instructions,
+      cacheHints: { 'tools/list': { ttlMs: TOOL_LIST_TTL_MS, cacheScope: 'public' } },
+    },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.list() }));
-  // Registered on Protocol, past the Server's tools/call wrapper: see LooseCallToolRequestSchema.
-  Protocol.prototype.setRequestHandler.call(server, LooseCallToolRequestSchema, async (request, extra) => {
-    const parsed = CallParamsSchema.safeParse(request.params);
-    if (!parsed.success) throw rpcError(RpcErrorCode.InvalidParams, 'tools/call needs params: { "name": <a tool from tools/list>, "arguments": { ... } }.');
-    const params = parsed.data;
+  server.setRequestHandler('tools/list', async () => ({ tools: tools.list() as never }));
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const params = request.params;
     // An unknown tool is a protocol error (JSON-RPC), not a failed call of a tool. Checked first:
     // nothing below may take the caller's name anywhere (a metric label, a log line) unchecked.
-    if (!tools.has(params.name)) throw rpcError(RpcErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 100)}. tools/list names the tools.`);
+    if (!tools.has(params.name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 100)}. tools/list names the tools.`);
     // Absent arguments are no arguments; null, a string, an array or a number are a mistake.
-    const args = params.arguments === undefined ? {} : params.arguments;
+    const args: unknown = params.arguments === undefined ? {} : params.arguments;
     if (!isPlainObject(args)) {
       const outcome = invalidArguments();
       requestsTotal.inc({ surface: 'mcp', operation: params.name, status: outcomeStatus(outcome) });
       return callResult(outcome);
     }
-    // The SDK sends no reply to a cancelled request, so the stream that waits for one is closed.
-    if (hooks.onCancelled) {
-      const onCancelled = hooks.onCancelled;
-      extra.signal.addEventListener('abort', () => onCancelled(extra.requestId), { once: true });
-    }
-    const progressToken = params._meta?.progressToken;
-    const canSample = Boolean(server.getClientCapabilities()?.sampling);
+    const capabilities = requestCapabilities(ctx);
+    const modern = capabilities !== undefined;
+    const account = () => options.accountOf(ctx);
+    // The client's model: 2026-07-28 asks for it in input_required rounds; 2025 clients sample.
+    const rounds = modern && capabilities.sampling ? await clientModelRounds(ctx, options.rounds, account) : undefined;
+    const sampling = rounds ? rounds.model : !modern && server.getClientCapabilities()?.sampling ? samplingModel(ctx) : undefined;
     const outcome = await tools.call(params.name, args, {
-      sampling: canSample ? samplingModel(extra.sendRequest as unknown as SendRequest) : undefined,
-      account: () => accountOf(extra),
-      signal: extra.signal,
-      progress:
-        progressToken === undefined
-          ? undefined
-          : (p) =>
-              void extra
-                .sendNotification({
-                  method: 'notifications/progress',
-                  params: { progressToken, progress: p.done, ...(p.total !== undefined ? { total: p.total } : {}), ...(p.message ? { message: p.message } : {}) },
-                })
-                .catch(() => undefined),
+      sampling,
+      account,
+      signal: ctx.mcpReq.signal,
+      progress: progressSender(ctx, params._meta?.progressToken),
+      startJobs: modern && declaresTasks(capabilities),
     });
+    const asked = rounds ? await rounds.pending() : undefined;
+    if (asked) return asked;
     requestsTotal.inc({ surface: 'mcp', operation: params.name, status: outcomeStatus(outcome) });
+    if (outcome.job) return { resultType: 'task', ...taskOf({ job: outcome.job }) } as never;
     return callResult(outcome);
+  });
+
+  // The Tasks extension (io.modelcontextprotocol/tasks): a task is a Gleaner job, kept in the store,
+  // so any process answers for it. Only a request that declares the extension may use it.
+  const taskCall = (ctx: ServerContext, work: () => Promise<JobTask>) => {
+    if (!declaresTasks(requestCapabilities(ctx))) {
+      throw new ProtocolError(ProtocolErrorCode.MissingRequiredClientCapability, 'Missing required client capability', {
+        requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+      });
+    }
+    return work().then(
+      (task) => taskOf(task, callResult),
+      (error) => {
+        if (error instanceof GleanerError && error.code === 'NOT_FOUND') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Failed to retrieve task: ${error.message}`);
+        throw error;
+      },
+    );
+  };
+  server.setRequestHandler('tasks/get', { params: TaskIdParams }, (p, ctx) => taskCall(ctx, () => tools.task(p.taskId, () => options.accountOf(ctx))) as never);
+  server.setRequestHandler('tasks/cancel', { params: TaskIdParams }, async (p, ctx) => {
+    await taskCall(ctx, () => tools.cancelTask(p.taskId, () => options.accountOf(ctx)));
+    return {};
+  });
+  // Gleaner's jobs never wait for input: an update is acknowledged once the task is known to be the caller's.
+  server.setRequestHandler('tasks/update', { params: TaskUpdateParams }, async (p, ctx) => {
+    await taskCall(ctx, () => tools.task(p.taskId, () => options.accountOf(ctx)));
+    return {};
   });
   return server;
 }
 
-/** Serves the tools over stdio; stdout carries the protocol only. */
-export async function serveStdio(identity: ServerIdentity, tools: ToolSet, account: () => Promise<AccountRecord>, keyConfigured: boolean): Promise<() => Promise<void>> {
-  const server = createSdkServer(identity, withStdioKeyHint(tools, keyConfigured), account);
-  const transport = new StdioServerTransport();
-  await server.connect(transport);
-  return () => server.close();
+/** Serves the tools over stdio (either era, decided by the client's opening); stdout carries the protocol only. */
+export async function serveStdio(
+  identity: ServerIdentity,
+  tools: ToolSet,
+  account: () => Promise<AccountRecord>,
+  keyConfigured: boolean,
+  rounds: RoundState,
+  onerror?: (error: Error) => void,
+): Promise<() => Promise<void>> {
+  const keyed = withStdioKeyHint(tools, keyConfigured);
+  const handle = sdkServeStdio(() => createSdkServer(identity, keyed, { accountOf: account, rounds }), { onerror });
+  return () => handle.close();
 }
 
 /** Over stdio there are no headers: a key is fixed in the server's environment, so a refusal says where. */
@@ -184,179 +213,14 @@ function withStdioKeyHint(tools: ToolSet, keyConfigured: boolean): ToolSet {
   };
 }
 
-/** An HTTP tool call acts as the account its request's key was checked for (see handle). */
-async function accountOfRequest(extra: { authInfo?: AuthInfo }): Promise<AccountRecord> {
-  const account = extra.authInfo?.extra?.account as AccountRecord | undefined;
+/** An HTTP request acts as the account its key was checked for (the HTTP surface passes it as authInfo). */
+export async function accountOfRequest(ctx: ServerContext): Promise<AccountRecord> {
+  const account = ctx.http?.authInfo?.extra?.account as AccountRecord | undefined;
   if (!account) throw missingApiKey();
   return account;
 }
 
-/** Who opens and uses a session: the key's account (or "keyless"), and how its rate is taken. */
-export interface SessionOwner {
-  id: string;
-  /** The account whose key this request carried, checked once by the HTTP surface (absent: keyless). */
-  account?: AccountRecord;
-  /** Counts opening a session against the key's rate; throws RATE_LIMIT_EXCEEDED. */
-  admit?: () => Promise<unknown>;
-}
-
-export interface StreamableHttpOptions {
-  /** A session unused this long is closed (clients that vanish without DELETE). */
-  idleMs?: number;
-  /** Open sessions one key may hold at once. */
-  maxSessionsPerOwner?: number;
-  /** Told when a session is closed to make room for a new one of the same key. */
-  onEvicted?: (event: { owner: string; sessionId: string; idleMs: number }) => void;
-  /** Told when a session is closed for having been idle idleMs. */
-  onIdleClosed?: (event: { owner: string; sessionId: string; idleMs: number }) => void;
-}
-
-/** The defaults of GLEANER_MCP_SESSION_IDLE_SECONDS and GLEANER_MCP_MAX_SESSIONS. */
-export const DEFAULT_SESSION_IDLE_MS = 5 * 60_000;
-export const DEFAULT_MAX_SESSIONS = 10;
-
-interface Session {
-  transport: StreamableHTTPServerTransport;
-  server: Server;
-  owner: string;
-  lastSeen: number;
-  /** Requests of this session being answered (a tool call in progress): the session is busy. */
-  busy: number;
-  /** GET streams the client holds open for server messages: it is alive, though maybe quiet. */
-  streams: number;
-}
-
-/**
- * Streamable HTTP with stateful sessions (sampling needs them). The caller has already checked
- * Host, Origin and the key; this routes each request to its session's transport. A session belongs
- * to the key that opened it: any other key is told it does not exist, for use and DELETE alike.
- *
- * Sessions of one key, open and being opened, never number more than the cap. Many clients never
- * send the DELETE that ends a session, so a key at its cap has its least recently used session that
- * is not busy closed to admit a new one: one with no connection left first, then one whose client
- * only holds its GET stream open; only when every session has a request in progress is the new one
- * refused. The count is taken and raised before the first await, so concurrent initializes cannot
- * pass the cap together. Idle sessions (nothing open) close after idleMs.
- */
-export function createStreamableHttpHandler(identity: ServerIdentity, tools: ToolSet, options: StreamableHttpOptions = {}) {
-  const sessions = new Map<string, Session>();
-  // Sessions being opened, per key: they count against the cap until they are sessions.
-  const opening = new Map<string, number>();
-  const idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
-  const maxPerOwner = options.maxSessionsPerOwner ?? DEFAULT_MAX_SESSIONS;
-  const ownedBy = (owner: string) => [...sessions].filter(([, s]) => s.owner === owner);
-
-  const closeSession = (id: string, session: Session) => {
-    sessions.delete(id);
-    void session.server.close().catch(() => undefined);
-  };
-
-  // Swept five times an idle period (at most once a minute): a session outlives idleMs by a fifth at most.
-  const sweeper = setInterval(
-    () => {
-      const now = Date.now();
-      for (const [id, session] of sessions) {
-        if (session.busy > 0 || session.streams > 0 || session.lastSeen >= now - idleMs) continue;
-        closeSession(id, session);
-        options.onIdleClosed?.({ owner: session.owner, sessionId: id, idleMs: now - session.lastSeen });
-      }
-    },
-    Math.min(Math.max(idleMs / 5, 100), 60_000),
-  );
-  sweeper.unref();
-
-  /** Makes room for one more session of `owner`, synchronously; false when every session is busy. */
-  function makeRoom(owner: string): boolean {
-    const owned = ownedBy(owner);
-    if (owned.length + (opening.get(owner) ?? 0) < maxPerOwner) return true;
-    // Gone clients (nothing open) before quiet ones (a GET stream open), each least recently used first.
-    const rank = (s: Session) => (s.streams > 0 ? 1 : 0);
-    const idle = owned.filter(([, s]) => s.busy === 0).sort(([, a], [, b]) => rank(a) - rank(b) || a.lastSeen - b.lastSeen);
-    if (idle.length === 0) return false;
-    const [id, session] = idle[0];
-    closeSession(id, session);
-    options.onEvicted?.({ owner, sessionId: id, idleMs: Date.now() - session.lastSeen });
-    return true;
-  }
-
-  /** Counts a request of a session until its reply has gone (or its connection closed). */
-  function track(session: Session, req: IncomingMessage, res: ServerResponse): void {
-    const kind = req.method === 'GET' ? 'streams' : 'busy';
-    session[kind]++;
-    session.lastSeen = Date.now();
-    res.once('close', () => {
-      session[kind]--;
-      session.lastSeen = Date.now();
-    });
-  }
-
-  async function handle(req: IncomingMessage, res: ServerResponse, body: unknown, owner: SessionOwner): Promise<void> {
-    // The SDK hands a request's `auth` to its handlers as authInfo: tool calls act as this account.
-    if (owner.account) (req as IncomingMessage & { auth?: AuthInfo }).auth = { token: '', clientId: owner.account.id, scopes: [], extra: { account: owner.account } };
-    const sessionId = req.headers['mcp-session-id'];
-    const found = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
-    const existing = found?.owner === owner.id ? found : undefined;
-    if (existing) {
-      track(existing, req, res);
-      await existing.transport.handleRequest(req, res, body);
-      return;
-    }
-    if (sessionId !== undefined) {
-      sendJsonRpcError(res, 404, -32001, 'Session not found: it expired or was closed. Start a new session with initialize.');
-      return;
-    }
-    // No session, no stream to offer: what the transport spec expects a client to understand.
-    if (req.method === 'GET') {
-      res.setHeader('Allow', 'POST');
-      sendJsonRpcError(res, 405, -32000, 'Method not allowed: GET /mcp needs an Mcp-Session-Id header; start a session with POST initialize.');
-      return;
-    }
-    if (req.method !== 'POST' || !isInitializeRequest(body)) {
-      sendJsonRpcError(res, 400, -32000, 'Bad request: no Mcp-Session-Id header; the first request of a session must be initialize.');
-      return;
-    }
-    if (!makeRoom(owner.id)) {
-      throw new GleanerError(
-        'RATE_LIMIT_EXCEEDED',
-        `This key has ${maxPerOwner} MCP sessions open, each with a request in progress. Wait for one to finish, or close one (DELETE /mcp with its Mcp-Session-Id).`,
-      );
-    }
-    opening.set(owner.id, (opening.get(owner.id) ?? 0) + 1);
-    try {
-      await owner.admit?.();
-      const server = createSdkServer(identity, tools, accountOfRequest, { onCancelled: (requestId) => transport.closeSSEStream(requestId) });
-      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => {
-          const session: Session = { transport, server, owner: owner.id, lastSeen: Date.now(), busy: 0, streams: 0 };
-          sessions.set(id, session);
-          track(session, req, res);
-        },
-        onsessionclosed: (id) => void sessions.delete(id),
-      });
-      transport.onclose = () => {
-        if (transport.sessionId) sessions.delete(transport.sessionId);
-      };
-      await server.connect(transport);
-      await transport.handleRequest(req, res, body);
-    } finally {
-      const left = (opening.get(owner.id) ?? 1) - 1;
-      if (left > 0) opening.set(owner.id, left);
-      else opening.delete(owner.id);
-    }
-  }
-
-  async function close(): Promise<void> {
-    clearInterval(sweeper);
-    await Promise.all([...sessions.values()].map(({ server }) => server.close().catch(() => undefined)));
-    sessions.clear();
-  }
-
-  return { handle, close };
-}
-
-function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json');
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+/** The authInfo the SDK hands to handlers for a request of `account`. */
+export function authInfoOf(account: AccountRecord | undefined): AuthInfo | undefined {
+  return account ? { token: '', clientId: account.id, scopes: [], extra: { account } } : undefined;
 }

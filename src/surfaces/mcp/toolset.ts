@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { App } from '../../app.js';
 import { GleanerError, toGleanerError, type ErrorCode } from '../../errors.js';
-import { publicJob, type JobProgress } from '../../jobs/jobs.js';
+import { isFinal, publicJob, type JobProgress, type JobRecord } from '../../jobs/jobs.js';
 import { createPager, type PagedOutcome } from './paging.js';
 import { selectOperations, toolDescriptor, type ToolDescriptor } from './descriptors.js';
 import type { ChatModel } from '../../ai/chat.js';
@@ -25,6 +25,11 @@ export interface ToolCallContext {
   progress?: (progress: JobProgress) => void;
   /** The client's model, when it offers sampling. */
   sampling?: ChatModel;
+  /**
+   * Return as soon as a job is started, without waiting for it (a client with the Tasks extension
+   * follows the job as a task; see tasks.ts).
+   */
+  startJobs?: boolean;
 }
 
 export interface ToolOutcome {
@@ -33,6 +38,8 @@ export interface ToolOutcome {
   body: unknown;
   /** The text content: an error's one-line summary, or the reply's page as text (see paging.ts). */
   text: string;
+  /** The job the call started and left running (only with startJobs). */
+  job?: JobRecord;
 }
 
 export interface ToolSet {
@@ -40,6 +47,16 @@ export interface ToolSet {
   /** Whether a tool of that name exists (an unknown one is a protocol error, not a tool error). */
   has(name: string): boolean;
   call(name: string, args: unknown, context: ToolCallContext): Promise<ToolOutcome>;
+  /** A job of the caller's as a task: its record and, once it has ended, the tool result it gives. */
+  task(jobId: string, account: () => Promise<AccountRecord>): Promise<JobTask>;
+  /** Asks the job to stop (charged for what was done) and returns it as task() does. */
+  cancelTask(jobId: string, account: () => Promise<AccountRecord>): Promise<JobTask>;
+}
+
+export interface JobTask {
+  job: JobRecord;
+  /** The tool result of an ended job: completed (the tool's own reply) or failed (its error). */
+  outcome?: ToolOutcome;
 }
 
 export function createToolSet(app: App): ToolSet {
@@ -58,6 +75,14 @@ export function createToolSet(app: App): ToolSet {
 
   const success = (page: PagedOutcome): ToolOutcome => ({ isError: false, ...page });
   const names = new Set(descriptors.map((d) => d.name));
+
+  /** What a job gives its tool once ended: the tool's reply (paged as a first call), or its error. */
+  const ended = async (job: JobRecord, accountId: string): Promise<ToolOutcome | undefined> => {
+    const operation = app.gate.operation(job.operation);
+    if (job.status === 'completed' && operation) return success(await pager.first(operation, job.input, publicJob(job), undefined, accountId));
+    if (job.status === 'failed' && job.error) return failure(job.error, randomUUID());
+    return undefined;
+  };
 
   return {
     list: () => descriptors,
@@ -83,6 +108,10 @@ export function createToolSet(app: App): ToolSet {
         const paged = (body: unknown) => pager.first(operation, input, body, request, result.account.id);
         if (!result.job) return success(await paged(result.body));
         const { jobId } = result.job;
+        if (context.startJobs) {
+          const job = await app.services.jobs.get(jobId, result.account.id);
+          if (!isFinal(job.status)) return { ...success(await paged(publicJob(job))), job };
+        }
         // The client cancelling the tool call cancels the job it started (charged for what was done).
         const cancel = () => void app.services.jobs.cancel(jobId, result.account.id, 0).catch((error) => app.log.warn({ err: error, jobId }, 'job cancel failed'));
         if (context.signal.aborted) cancel();
@@ -103,6 +132,16 @@ export function createToolSet(app: App): ToolSet {
         if (error.code === 'INTERNAL_ERROR') app.log.error({ err: thrown, requestId, tool: name }, 'internal error in tool call');
         return failure(error, requestId);
       }
+    },
+    async task(jobId, account) {
+      const owner = await account();
+      const job = await app.services.jobs.get(jobId, owner.id);
+      return { job, outcome: await ended(job, owner.id) };
+    },
+    async cancelTask(jobId, account) {
+      const owner = await account();
+      const job = await app.services.jobs.cancel(jobId, owner.id, 0);
+      return { job, outcome: await ended(job, owner.id) };
     },
   };
 }

@@ -1,0 +1,251 @@
+/**
+ * MCP over streamable HTTP at /mcp, for both protocol eras, from one server definition (sdk.ts):
+ *
+ * - 2026-07-28 requests are stateless by design: each is answered by a fresh server instance.
+ * - 2025-era requests go to the SDK's stateless legacy fallback: no Mcp-Session-Id is issued, every
+ *   request (initialize, tools/list, tools/call) is answered on its own by whichever process gets it.
+ * - One exception: a 2025 client that declares sampling on initialize, to a server with no language
+ *   model of its own, gets a session (its model can only be reached over a session's streams). Such
+ *   sessions live in the process that opened them, under GLEANER_MCP_MAX_SESSIONS per key and
+ *   GLEANER_MCP_SESSION_IDLE_SECONDS; behind a load balancer they need sticky routing.
+ *
+ * The caller (http-server.ts) has already checked Host, Origin and the key, and read the body.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  legacyStatelessFallback,
+  WebStandardStreamableHTTPServerTransport,
+  type McpRequestContext,
+  type Server,
+} from '@modelcontextprotocol/server';
+import { accountOfRequest, authInfoOf, createSdkServer, type ServerIdentity } from './sdk.js';
+import type { RoundState } from './client-model.js';
+import type { ToolSet } from './toolset.js';
+import { GleanerError } from '../../errors.js';
+import type { AccountRecord } from '../../accounts/accounts.js';
+
+/** Who makes a request: the key's account (or "keyless"), and how its rate is taken. */
+export interface SessionOwner {
+  id: string;
+  /** The account whose key this request carried, checked once by the HTTP surface (absent: keyless). */
+  account?: AccountRecord;
+  /** Counts opening a session against the key's rate; throws RATE_LIMIT_EXCEEDED. */
+  admit?: () => Promise<unknown>;
+}
+
+export interface McpHttpOptions {
+  rounds: RoundState;
+  /** Whether a 2025 client declaring sampling gets a session (true when the server has no model of its own). */
+  samplingSessions?: boolean;
+  /** A sampling session unused this long is closed (clients that vanish without DELETE). */
+  idleMs?: number;
+  /** Open sampling sessions one key may hold at once. */
+  maxSessionsPerOwner?: number;
+  onEvicted?: (event: { owner: string; sessionId: string; idleMs: number }) => void;
+  onIdleClosed?: (event: { owner: string; sessionId: string; idleMs: number }) => void;
+  onerror?: (error: Error) => void;
+}
+
+/** The defaults of GLEANER_MCP_SESSION_IDLE_SECONDS and GLEANER_MCP_MAX_SESSIONS. */
+export const DEFAULT_SESSION_IDLE_MS = 5 * 60_000;
+export const DEFAULT_MAX_SESSIONS = 10;
+
+interface Session {
+  transport: WebStandardStreamableHTTPServerTransport;
+  server: Server;
+  owner: string;
+  lastSeen: number;
+  /** Requests of this session being answered (a tool call in progress): the session is busy. */
+  busy: number;
+  /** GET streams the client holds open for server messages: it is alive, though maybe quiet. */
+  streams: number;
+}
+
+export function createMcpHttpHandler(identity: ServerIdentity, tools: ToolSet, options: McpHttpOptions) {
+  const factory = (_ctx: McpRequestContext) => createSdkServer(identity, tools, { accountOf: accountOfRequest, rounds: options.rounds });
+  const modern = createMcpHandler(factory, { legacy: 'reject', onerror: options.onerror });
+  const stateless = legacyStatelessFallback(factory, options.onerror);
+  const sessions = createSamplingSessions(identity, tools, options);
+
+  async function handle(req: IncomingMessage, res: ServerResponse, body: unknown, owner: SessionOwner): Promise<void> {
+    const aborter = new AbortController();
+    res.once('close', () => aborter.abort());
+    const request = webRequest(req, aborter.signal);
+    const authInfo = authInfoOf(owner.account);
+    let response: Response;
+    if (!(await isLegacyRequest(request, body ?? null))) {
+      response = await modern.fetch(request, { authInfo, parsedBody: body });
+    } else {
+      const sessionId = req.headers['mcp-session-id'];
+      if (typeof sessionId === 'string') {
+        response = await sessions.serve(sessionId, request, body, owner, res);
+      } else if (options.samplingSessions && req.method === 'POST' && declaresSampling(body)) {
+        response = await sessions.open(request, body, owner, res);
+      } else {
+        response = await stateless(request, { authInfo, parsedBody: body });
+      }
+    }
+    await sendResponse(res, response);
+  }
+
+  return {
+    handle,
+    async close() {
+      await modern.close();
+      await sessions.close();
+    },
+  };
+}
+
+/** An initialize whose client declares sampling. */
+function declaresSampling(body: unknown): boolean {
+  const message = body as { method?: unknown; params?: { capabilities?: { sampling?: unknown } } } | null;
+  return message?.method === 'initialize' && Boolean(message.params?.capabilities?.sampling);
+}
+
+/**
+ * The 2025 sampling sessions. A session belongs to the key that opened it: any other key is told it
+ * does not exist. Sessions of one key never number more than the cap: at the cap, the least
+ * recently used session that is not busy is closed (one with no connection left first, then one
+ * whose client only holds its GET stream open); only when every session has a request in progress
+ * is the new one refused. Idle sessions (nothing open) close after idleMs.
+ */
+function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, options: McpHttpOptions) {
+  const sessions = new Map<string, Session>();
+  const opening = new Map<string, number>();
+  const idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const maxPerOwner = options.maxSessionsPerOwner ?? DEFAULT_MAX_SESSIONS;
+  const ownedBy = (owner: string) => [...sessions].filter(([, s]) => s.owner === owner);
+
+  const closeSession = (id: string, session: Session) => {
+    sessions.delete(id);
+    void session.server.close().catch(() => undefined);
+  };
+
+  // Swept five times an idle period (at most once a minute): a session outlives idleMs by a fifth at most.
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, session] of sessions) {
+        if (session.busy > 0 || session.streams > 0 || session.lastSeen >= now - idleMs) continue;
+        closeSession(id, session);
+        options.onIdleClosed?.({ owner: session.owner, sessionId: id, idleMs: now - session.lastSeen });
+      }
+    },
+    Math.min(Math.max(idleMs / 5, 100), 60_000),
+  );
+  sweeper.unref();
+
+  function makeRoom(owner: string): boolean {
+    const owned = ownedBy(owner);
+    if (owned.length + (opening.get(owner) ?? 0) < maxPerOwner) return true;
+    const rank = (s: Session) => (s.streams > 0 ? 1 : 0);
+    const idle = owned.filter(([, s]) => s.busy === 0).sort(([, a], [, b]) => rank(a) - rank(b) || a.lastSeen - b.lastSeen);
+    if (idle.length === 0) return false;
+    const [id, session] = idle[0];
+    closeSession(id, session);
+    options.onEvicted?.({ owner, sessionId: id, idleMs: Date.now() - session.lastSeen });
+    return true;
+  }
+
+  function track(session: Session, method: string, res: ServerResponse): void {
+    const kind = method === 'GET' ? 'streams' : 'busy';
+    session[kind]++;
+    session.lastSeen = Date.now();
+    res.once('close', () => {
+      session[kind]--;
+      session.lastSeen = Date.now();
+    });
+  }
+
+  async function serve(sessionId: string, request: Request, body: unknown, owner: SessionOwner, res: ServerResponse): Promise<Response> {
+    const found = sessions.get(sessionId);
+    if (!found || found.owner !== owner.id) {
+      return jsonRpcError(404, -32001, 'Session not found: it expired or was closed. Start a new session with initialize.');
+    }
+    track(found, request.method, res);
+    return found.transport.handleRequest(request, { parsedBody: body, authInfo: authInfoOf(owner.account) });
+  }
+
+  async function open(request: Request, body: unknown, owner: SessionOwner, res: ServerResponse): Promise<Response> {
+    if (!makeRoom(owner.id)) {
+      throw new GleanerError(
+        'RATE_LIMIT_EXCEEDED',
+        `This key has ${maxPerOwner} MCP sessions open, each with a request in progress. Wait for one to finish, or close one (DELETE /mcp with its Mcp-Session-Id).`,
+      );
+    }
+    opening.set(owner.id, (opening.get(owner.id) ?? 0) + 1);
+    try {
+      await owner.admit?.();
+      const server = createSdkServer(identity, tools, { accountOf: accountOfRequest, rounds: options.rounds });
+      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          const session: Session = { transport, server, owner: owner.id, lastSeen: Date.now(), busy: 0, streams: 0 };
+          sessions.set(id, session);
+          track(session, request.method, res);
+        },
+        onsessionclosed: (id) => void sessions.delete(id),
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) sessions.delete(transport.sessionId);
+      };
+      await server.connect(transport);
+      return await transport.handleRequest(request, { parsedBody: body, authInfo: authInfoOf(owner.account) });
+    } finally {
+      const left = (opening.get(owner.id) ?? 1) - 1;
+      if (left > 0) opening.set(owner.id, left);
+      else opening.delete(owner.id);
+    }
+  }
+
+  async function close(): Promise<void> {
+    clearInterval(sweeper);
+    await Promise.all([...sessions.values()].map(({ server }) => server.close().catch(() => undefined)));
+    sessions.clear();
+  }
+
+  return { serve, open, close };
+}
+
+/** The Node request as a web Request (the body is passed already parsed; the signal ends with the connection). */
+function webRequest(req: IncomingMessage, signal: AbortSignal): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, one);
+  }
+  const url = new URL(req.url ?? '/mcp', `http://${req.headers.host ?? 'localhost'}`);
+  return new Request(url, { method: req.method, headers, signal });
+}
+
+/** Writes a web Response to the Node response, streaming (SSE) as it comes; stops when the client goes. */
+async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
+  res.statusCode = response.status;
+  response.headers.forEach((value, name) => res.setHeader(name, value));
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  res.flushHeaders();
+  const reader = response.body.getReader();
+  res.once('close', () => void reader.cancel().catch(() => undefined));
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.writableEnded) res.write(value);
+    }
+  } catch {
+    // The client went away, or the stream was cancelled: nothing more to send.
+  } finally {
+    if (!res.writableEnded) res.end();
+  }
+}
+
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'Content-Type': 'application/json' } });
+}
