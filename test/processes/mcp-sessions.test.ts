@@ -1,8 +1,11 @@
 /**
- * MCP sessions and the loose ends of /mcp (issue 19.3, issue 20 findings 6 and 9): clients that
- * never send DELETE cannot lock a key out, concurrent initializes cannot pass the cap, a cancelled
- * call's POST is answered, errors read once, and a client without a key is told how to send one
- * instead of being sent into OAuth. Real servers on loopback, real SDK clients.
+ * MCP sessions and the loose ends of /mcp (issue 19.3, issue 20 findings 6 and 9, issue 27): since
+ * issue 27 the only sessions are those of 2025 clients that declare sampling to a server without a
+ * model of its own (every other request is answered statelessly). Those sessions: clients that never
+ * send DELETE cannot lock a key out, concurrent initializes cannot pass the cap. And: a client
+ * without sampling gets no session, a cancelled call's POST is answered, errors read once, and a
+ * client without a key is told how to send one instead of being sent into OAuth. Real servers on
+ * loopback, real SDK clients.
  */
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
@@ -34,7 +37,15 @@ afterAll(async () => {
   await server.close();
 });
 
-const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+/** A 2025 initialize declaring sampling: the one kind that opens a session. */
+const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { sampling: {} }, clientInfo: { name: 't', version: '1' } } });
+
+/** A 2025 SDK client that offers its model (sampling): it gets a session. */
+async function connectSampling(baseUrl: string, apiKey: string): Promise<Client> {
+  const client = new Client({ name: 'sampling-test', version: '1.0.0' }, { capabilities: { sampling: {} } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { 'x-api-key': apiKey } } }));
+  return client;
+}
 
 function headers(apiKey: string, sessionId?: string): Record<string, string> {
   return {
@@ -67,11 +78,26 @@ async function alive(apiKey: string, sessionId: string, baseUrl = server.baseUrl
 
 const sessionOf = (client: Client) => (client as unknown as { transport: StreamableHTTPClientTransport }).transport.sessionId!;
 
-describe('sessions clients abandon never lock a key out (issue 19.3)', () => {
+describe('a 2025 client without sampling gets no session (issue 27)', () => {
+  it('initialize answers without Mcp-Session-Id, and every later request is answered on its own', async () => {
+    const key = await server.createKey('Free');
+    const plain = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    const response = await fetch(`${server.baseUrl}/mcp`, { method: 'POST', headers: headers(key), body: plain });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('mcp-session-id')).toBeNull();
+    expect(rpcMessage(await response.text()).result.serverInfo.name).toBeTruthy();
+    const client = await connectMcp(server.baseUrl, key);
+    expect(sessionOf(client)).toBeUndefined();
+    expect((await client.callTool({ name: 'account', arguments: {} })).isError).toBeFalsy();
+    await client.close();
+  });
+});
+
+describe('sampling sessions clients abandon never lock a key out (issue 19.3)', () => {
   it('30 sessions opened and abandoned without DELETE, then a new client connects and calls a tool', async () => {
     const key = await server.createKey('Pro');
     // Ten clients that close without ending their session (the SDK's Client.close(), the Inspector CLI).
-    for (let i = 0; i < 10; i++) await (await connectMcp(server.baseUrl, key)).close();
+    for (let i = 0; i < 10; i++) await (await connectSampling(server.baseUrl, key)).close();
     // Ten bare initializes that are never used again (mcp-remote's probe).
     const probes: string[] = [];
     for (let i = 0; i < 10; i++) {
@@ -81,13 +107,13 @@ describe('sessions clients abandon never lock a key out (issue 19.3)', () => {
     }
     // Ten clients left connected and silent, their GET streams open.
     const silent: Client[] = [];
-    for (let i = 0; i < 10; i++) silent.push(await connectMcp(server.baseUrl, key));
-    const fresh = await connectMcp(server.baseUrl, key);
+    for (let i = 0; i < 10; i++) silent.push(await connectSampling(server.baseUrl, key));
+    const fresh = await connectSampling(server.baseUrl, key);
     const result = await fresh.callTool({ name: 'account', arguments: {} });
     expect(result.isError).toBeFalsy();
     expect((result.structuredContent as { plan: string }).plan).toBe('Pro');
     // Each session that made room was logged, by its id: the silent clients took the probes' places.
-    const evicted = logLines.filter((line) => line.includes('MCP session cap reached')).map((line) => JSON.parse(line).sessionId);
+    const evicted = logLines.filter((line) => line.includes('MCP sampling session cap reached')).map((line) => JSON.parse(line).sessionId);
     expect(evicted.length).toBeGreaterThanOrEqual(21);
     expect(evicted).toEqual(expect.arrayContaining(probes));
     await fresh.close();
@@ -98,7 +124,7 @@ describe('sessions clients abandon never lock a key out (issue 19.3)', () => {
     const capped = await startTestServer({ operations: TEST_OPERATIONS, env: { GLEANER_MCP_MAX_SESSIONS: '2', GLEANER_MCP_WAIT_SECONDS: '120' } });
     try {
       const key = await capped.createKey('Pro');
-      const clients = [await connectMcp(capped.baseUrl, key), await connectMcp(capped.baseUrl, key)];
+      const clients = [await connectSampling(capped.baseUrl, key), await connectSampling(capped.baseUrl, key)];
       // Each starts a job that waits for the test: both sessions are busy until the gates open.
       const calls = clients.map((client) => client.callTool({ name: 'test_job', arguments: { steps: 1 } }, undefined, { timeout: 120_000 }));
       while (gates.listenerCount('step') < 2) await new Promise<void>((resolve) => setImmediate(resolve));
@@ -108,7 +134,7 @@ describe('sessions clients abandon never lock a key out (issue 19.3)', () => {
       while (gates.listenerCount('step') > 0) gates.emit('step');
       for (const result of await Promise.all(calls)) expect(result.isError).toBeFalsy();
       // Now idle, one makes room for a newcomer.
-      const newcomer = await connectMcp(capped.baseUrl, key);
+      const newcomer = await connectSampling(capped.baseUrl, key);
       await newcomer.close();
       for (const client of clients) await client.close();
     } finally {
@@ -155,12 +181,12 @@ describe('idle sessions (GLEANER_MCP_SESSION_IDLE_SECONDS)', () => {
     const idle = await startTestServer({ logger: pino({ level: 'info' }, sink), env: { GLEANER_MCP_SESSION_IDLE_SECONDS: '10' } });
     try {
       const key = await idle.createKey('Pro');
-      const listening = await connectMcp(idle.baseUrl, key);
+      const listening = await connectSampling(idle.baseUrl, key);
       const { sessionId, status } = await rawInitialize(key, idle.baseUrl);
       expect(status).toBe(200);
       const opened = Date.now();
       // The sweep's log line for this session: no sleep, the test waits for the event itself.
-      const closedLine = () => lines.find((line) => line.includes('MCP session closed after being idle') && line.includes(sessionId!));
+      const closedLine = () => lines.find((line) => line.includes('MCP sampling session closed after being idle') && line.includes(sessionId!));
       await new Promise<void>((resolve) => {
         heard = () => closedLine() && resolve();
         heard();
@@ -179,12 +205,12 @@ describe('idle sessions (GLEANER_MCP_SESSION_IDLE_SECONDS)', () => {
 });
 
 describe('the loose ends of /mcp (issue 19.3 "Smaller", issue 20.9)', () => {
-  it('GET /mcp without a session is 405 with an Allow header', async () => {
+  it('GET /mcp without a session is 405 with an Allow header (there is no stream to offer)', async () => {
     const key = await server.createKey('Free');
     const response = await fetch(`${server.baseUrl}/mcp`, { method: 'GET', headers: { accept: 'text/event-stream', 'x-api-key': key } });
     expect(response.status).toBe(405);
-    expect(response.headers.get('allow')).toBe('POST');
-    expect(((await response.json()) as any).error.message).toMatch(/Mcp-Session-Id/);
+    expect(response.headers.get('allow')).toMatch(/POST/);
+    expect(((await response.json()) as any).error.message).toMatch(/not allowed/i);
   });
 
   it('an unknown tool says "MCP error -32602" once', async () => {
@@ -224,7 +250,7 @@ describe('the loose ends of /mcp (issue 19.3 "Smaller", issue 20.9)', () => {
     await client.close();
   });
 
-  it('after notifications/cancelled the tool call\'s POST is answered, and the session goes on (issue 20.9)', async () => {
+  it('after notifications/cancelled the tool call\'s POST is answered, and the client goes on (issue 20.9; stateless since issue 27)', async () => {
     const key = await server.createKey('Pro');
     const client = await connectMcp(server.baseUrl, key);
     const sessionId = sessionOf(client);

@@ -23,6 +23,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { accountOfRequest, authInfoOf, createSdkServer, type ServerIdentity } from './sdk.js';
 import type { RoundState } from './client-model.js';
+import { Cancellations } from './cancels.js';
 import type { ToolSet } from './toolset.js';
 import { GleanerError } from '../../errors.js';
 import type { AccountRecord } from '../../accounts/accounts.js';
@@ -65,10 +66,11 @@ interface Session {
 }
 
 export function createMcpHttpHandler(identity: ServerIdentity, tools: ToolSet, options: McpHttpOptions) {
-  const factory = (_ctx: McpRequestContext) => createSdkServer(identity, tools, { accountOf: accountOfRequest, rounds: options.rounds });
+  const cancels = new Cancellations(options.rounds);
+  const factory = (_ctx: McpRequestContext) => createSdkServer(identity, tools, { accountOf: accountOfRequest, rounds: options.rounds, cancels });
   const modern = createMcpHandler(factory, { legacy: 'reject', onerror: options.onerror });
   const stateless = legacyStatelessFallback(factory, options.onerror);
-  const sessions = createSamplingSessions(identity, tools, options);
+  const sessions = createSamplingSessions(identity, tools, options, cancels);
 
   async function handle(req: IncomingMessage, res: ServerResponse, body: unknown, owner: SessionOwner): Promise<void> {
     const aborter = new AbortController();
@@ -79,6 +81,8 @@ export function createMcpHttpHandler(identity: ServerIdentity, tools: ToolSet, o
     if (!(await isLegacyRequest(request, body ?? null))) {
       response = await modern.fetch(request, { authInfo, parsedBody: body });
     } else {
+      const cancelled = cancelledRequest(body);
+      if (cancelled !== undefined && owner.account) await cancels.cancel(owner.account.id, cancelled);
       const sessionId = req.headers['mcp-session-id'];
       if (typeof sessionId === 'string') {
         response = await sessions.serve(sessionId, request, body, owner, res);
@@ -100,6 +104,13 @@ export function createMcpHttpHandler(identity: ServerIdentity, tools: ToolSet, o
   };
 }
 
+/** The request id a 2025 notifications/cancelled names. */
+function cancelledRequest(body: unknown): string | number | undefined {
+  const message = body as { method?: unknown; params?: { requestId?: unknown } } | null;
+  const id = message?.method === 'notifications/cancelled' ? message.params?.requestId : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
 /** An initialize whose client declares sampling. */
 function declaresSampling(body: unknown): boolean {
   const message = body as { method?: unknown; params?: { capabilities?: { sampling?: unknown } } } | null;
@@ -113,7 +124,7 @@ function declaresSampling(body: unknown): boolean {
  * whose client only holds its GET stream open); only when every session has a request in progress
  * is the new one refused. Idle sessions (nothing open) close after idleMs.
  */
-function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, options: McpHttpOptions) {
+function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, options: McpHttpOptions, cancels: Cancellations) {
   const sessions = new Map<string, Session>();
   const opening = new Map<string, number>();
   const idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
@@ -180,7 +191,7 @@ function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, option
     opening.set(owner.id, (opening.get(owner.id) ?? 0) + 1);
     try {
       await owner.admit?.();
-      const server = createSdkServer(identity, tools, { accountOf: accountOfRequest, rounds: options.rounds });
+      const server = createSdkServer(identity, tools, { accountOf: accountOfRequest, rounds: options.rounds, cancels });
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {

@@ -12,6 +12,7 @@ import type { JobTask, ToolOutcome, ToolSet } from './toolset.js';
 import { clientModelRounds, type RoundState } from './client-model.js';
 import { samplingParams, sampledText } from './sampling.js';
 import { taskOf, TASKS_EXTENSION } from './tasks.js';
+import type { Cancellations } from './cancels.js';
 import { IMAGE_REFUSAL, ImagesRefused, type ChatModel, type ChatRequest } from '../../ai/chat.js';
 import { ERROR_CODES, GleanerError, type ErrorCode } from '../../errors.js';
 import { requestsTotal } from '../../observability/metrics.js';
@@ -29,6 +30,8 @@ type AccountOf = (ctx: ServerContext) => Promise<AccountRecord>;
 
 export interface SdkServerOptions {
   accountOf: AccountOf;
+  /** 2025-era cancels that may arrive at another process (HTTP; absent over stdio, where they cannot). */
+  cancels?: Cancellations;
   /** Where the client's answers of a multi-round-trip tool call wait between its rounds (the store). */
   rounds: RoundState;
 }
@@ -111,9 +114,27 @@ function progressSender(ctx: ServerContext, progressToken: string | number | und
 const TaskIdParams = z.object({ taskId: z.string().min(1).max(200) }).loose();
 const TaskUpdateParams = z.object({ taskId: z.string().min(1).max(200), inputResponses: z.record(z.string(), z.unknown()).optional() }).loose();
 
+const CALL_PARAMS_HINT = 'tools/call needs params: { "name": <a tool from tools/list>, "arguments": { ... } }.';
+
+/**
+ * The SDK's Server, with tools/call params checked before the SDK's own schema: its refusal carries
+ * a validation dump in the message; this one says what a call needs, once.
+ */
+class GleanerServer extends Server {
+  protected override _wrapHandler(method: string, handler: Parameters<Server['_wrapHandler']>[1]): ReturnType<Server['_wrapHandler']> {
+    const wrapped = super._wrapHandler(method, handler);
+    if (method !== 'tools/call') return wrapped;
+    return (request, ctx) => {
+      const params = request.params as Record<string, unknown> | undefined;
+      if (!isPlainObject(params) || typeof params.name !== 'string') throw new ProtocolError(ProtocolErrorCode.InvalidParams, CALL_PARAMS_HINT);
+      return wrapped(request, ctx);
+    };
+  }
+}
+
 /** One SDK server over the tool set, for one HTTP request or one stdio connection. */
 export function createSdkServer(identity: ServerIdentity, tools: ToolSet, options: SdkServerOptions): Server {
-  const server = new Server(
+  const server = new GleanerServer(
     { name: identity.name, version: identity.version },
     {
       capabilities: { tools: {}, logging: {}, extensions: { [TASKS_EXTENSION]: {} } },
@@ -140,13 +161,18 @@ export function createSdkServer(identity: ServerIdentity, tools: ToolSet, option
     // The client's model: 2026-07-28 asks for it in input_required rounds; 2025 clients sample.
     const rounds = modern && capabilities.sampling ? await clientModelRounds(ctx, options.rounds, account) : undefined;
     const sampling = rounds ? rounds.model : !modern && server.getClientCapabilities()?.sampling ? samplingModel(ctx) : undefined;
-    const outcome = await tools.call(params.name, args, {
-      sampling,
-      account,
-      signal: ctx.mcpReq.signal,
-      progress: progressSender(ctx, params._meta?.progressToken),
-      startJobs: modern && declaresTasks(capabilities),
-    });
+    // A 2025 client's notifications/cancelled may reach another process: watched through the store.
+    const owner = !modern && options.cancels ? await account().catch(() => undefined) : undefined;
+    const watch = owner && options.cancels ? options.cancels.watch(owner.id, ctx.mcpReq.id, ctx.mcpReq.signal) : undefined;
+    const outcome = await tools
+      .call(params.name, args, {
+        sampling,
+        account,
+        signal: watch?.signal ?? ctx.mcpReq.signal,
+        progress: progressSender(ctx, params._meta?.progressToken),
+        startJobs: modern && declaresTasks(capabilities),
+      })
+      .finally(() => watch?.stop());
     const asked = rounds ? await rounds.pending() : undefined;
     if (asked) return asked;
     requestsTotal.inc({ surface: 'mcp', operation: params.name, status: outcomeStatus(outcome) });
