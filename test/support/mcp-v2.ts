@@ -31,7 +31,7 @@ export function lastRpcMessage(text: string): any {
 export function modernDispatch(baseUrl: string, apiKey: string, clientCapabilities: Record<string, unknown>) {
   let id = 1000;
   return async (request: any): Promise<any> => {
-    const message = { ...request, id: request.id ?? id++ };
+    const message = { jsonrpc: '2.0', ...request, id: request.id ?? id++ };
     const params = message.params ?? {};
     const name = message.method === 'tools/call' ? params.name : typeof params.taskId === 'string' ? params.taskId : undefined;
     message.params = {

@@ -189,7 +189,8 @@ export function createSdkServer(identity: ServerIdentity, tools: ToolSet, option
       });
     }
     return work().then(
-      (task) => taskOf(task, callResult),
+      // The inline result is a 2026-07-28 CallToolResult, which names its kind.
+      (task) => taskOf(task, (outcome) => ({ resultType: 'complete', ...callResult(outcome) })),
       (error) => {
         if (error instanceof GleanerError && error.code === 'NOT_FOUND') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Failed to retrieve task: ${error.message}`);
         throw error;
