@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { connectMcpV2 } from '../support/mcp-v2.js';
 import { startYoutubeReplay, type YoutubeReplay } from '../support/youtube-replay.js';
 import { imagesOf, startChatServer, textOf, type ChatServer } from '../support/chat-server.js';
 import { generateMedia, startMediaServer, type MediaServer } from '../support/media.js';
@@ -142,6 +143,41 @@ describe('video_analysis over REST with a configured model', () => {
     expect(reply.body.error.code).toBe('NOT_CONFIGURED');
     expect(reply.body.error.message).toContain('GLEANER_LLM_URL');
     expect((await withoutModel.request('GET', '/v1/me', { apiKey: key })).body.credits).toBe(3000);
+  });
+});
+
+describe('video_analysis over MCP 2026-07-28 with only the client model (input_required rounds, issue 27)', () => {
+  it("the v2 client's model answers inside the call's rounds, and the reply is the one a 2025 client gets", async () => {
+    const key = await withoutModel.createKey('Pro');
+    const client = await connectMcpV2(withoutModel.baseUrl, key, { sampling: {} });
+    expect(client.getProtocolEra()).toBe('modern');
+    const prompts: string[] = [];
+    client.setRequestHandler('sampling/createMessage', async (request) => {
+      const content = request.params.messages[0].content as { type: string; text: string };
+      prompts.push(content.text);
+      return { role: 'assistant' as const, model: 'client-model', content: { type: 'text' as const, text: JSON.stringify({ summary: 'Sampled.', lines: 3 }) } };
+    });
+    const before = (await withoutModel.request('GET', '/v1/me', { apiKey: key })).body.credits;
+    const result = await client.callTool({ name: 'video_analysis', arguments: { url: VIDEO, schema } });
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    const job = result.structuredContent as { status: string; result: { data: unknown; model: string }; creditsUsed: number };
+    expect(job.status).toBe('completed');
+    expect(job.result.data).toEqual({ summary: 'Sampled.', lines: 3 });
+    expect(job.result.model).toBe('mcp-sampling');
+    expect(prompts).toHaveLength(1);
+    expect(prompts[0]).toContain('Hey, this is just a test');
+    // Charged once, for the round that finished: the rounds that stopped for the model charged nothing.
+    expect(before - (await withoutModel.request('GET', '/v1/me', { apiKey: key })).body.credits).toBe(job.creditsUsed);
+    await client.close();
+  });
+
+  it('a v2 client that offers no model gets the NOT_CONFIGURED error', async () => {
+    const key = await withoutModel.createKey('Pro');
+    const client = await connectMcpV2(withoutModel.baseUrl, key);
+    const result = await client.callTool({ name: 'video_analysis', arguments: { url: VIDEO, prompt: 'hi' } });
+    expect(result.isError).toBe(true);
+    expect((result.content as Array<{ text: string }>)[0].text).toMatch(/^NOT_CONFIGURED: .*GLEANER_LLM_URL/);
+    await client.close();
   });
 });
 

@@ -5,6 +5,7 @@
 import net from 'node:net';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { connectMcp, errorEnvelope } from '../support/mcp.js';
@@ -73,8 +74,6 @@ describe('small ones (issue 11.11)', () => {
   });
 
   it('tools/call with non-object arguments is an isError INVALID_REQUEST result, not -32603', async () => {
-    const client = await connectMcp(server.baseUrl, key);
-    const transport = (client as unknown as { transport: StreamableHTTPClientTransport }).transport;
     for (const args of ['a string', [1, 2], 42, null]) {
       const response = await fetch(`${server.baseUrl}/mcp`, {
         method: 'POST',
@@ -82,7 +81,6 @@ describe('small ones (issue 11.11)', () => {
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
           'x-api-key': key,
-          'mcp-session-id': transport.sessionId!,
           'mcp-protocol-version': '2025-06-18',
         },
         body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'account', arguments: args } }),
@@ -94,11 +92,17 @@ describe('small ones (issue 11.11)', () => {
       expect(errorEnvelope(message.result).error.code).toBe('INVALID_REQUEST');
       expect(message.result.content[0].text).toBe('INVALID_REQUEST: The tool arguments must be a JSON object of named parameters.');
     }
-    await client.close();
   });
 });
 
-describe('MCP sessions (issue 11.10)', () => {
+/** A 2025 client that offers its model: the one kind that still gets a session (issue 27). */
+async function connectSampling(baseUrl: string, apiKey: string): Promise<Client> {
+  const client = new Client({ name: 'sampling-test', version: '1.0.0' }, { capabilities: { sampling: {} } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), { requestInit: { headers: { 'x-api-key': apiKey } } }));
+  return client;
+}
+
+describe('MCP sampling sessions (issue 11.10; only 2025 clients offering sampling have sessions since issue 27)', () => {
   const headers = (apiKey: string, sessionId?: string) => ({
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
@@ -106,11 +110,11 @@ describe('MCP sessions (issue 11.10)', () => {
     'mcp-protocol-version': '2025-06-18',
     ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
   });
-  const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+  const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { sampling: {} }, clientInfo: { name: 't', version: '1' } } });
 
   it('a session cannot be used or deleted with another key', async () => {
     const other = await server.createKey('Enterprise');
-    const client = await connectMcp(server.baseUrl, key);
+    const client = await connectSampling(server.baseUrl, key);
     const sessionId = (client as unknown as { transport: StreamableHTTPClientTransport }).transport.sessionId!;
     const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
     const used = await fetch(`${server.baseUrl}/mcp`, { method: 'POST', headers: headers(other, sessionId), body: list });
@@ -126,8 +130,8 @@ describe('MCP sessions (issue 11.10)', () => {
 
   it('caps the open sessions of one key: at the cap the least recently used one that is not busy makes room (issue 19.3)', async () => {
     const capped = await server.createKey('Enterprise');
-    const first = await connectMcp(server.baseUrl, capped);
-    const second = await connectMcp(server.baseUrl, capped);
+    const first = await connectSampling(server.baseUrl, capped);
+    const second = await connectSampling(server.baseUrl, capped);
     await second.listTools();
     // Both clients are connected, neither is answering a request: the first, used least recently, is closed.
     const third = await fetch(`${server.baseUrl}/mcp`, { method: 'POST', headers: headers(capped), body: init });

@@ -116,9 +116,13 @@ const TaskUpdateParams = z.object({ taskId: z.string().min(1).max(200), inputRes
 
 const CALL_PARAMS_HINT = 'tools/call needs params: { "name": <a tool from tools/list>, "arguments": { ... } }.';
 
+/** Calls whose arguments were not an object (answered as a failed call, as on REST; see tools/call). */
+const badArguments = new WeakSet<object>();
+
 /**
- * The SDK's Server, with tools/call params checked before the SDK's own schema: its refusal carries
- * a validation dump in the message; this one says what a call needs, once.
+ * The SDK's Server, with tools/call params checked before the SDK's own schema: its refusals carry
+ * a validation dump in the message. A call without a name is told what a call needs, once; a call
+ * whose arguments are not an object goes on to the handler, which answers it INVALID_REQUEST.
  */
 class GleanerServer extends Server {
   protected override _wrapHandler(method: string, handler: Parameters<Server['_wrapHandler']>[1]): ReturnType<Server['_wrapHandler']> {
@@ -127,7 +131,9 @@ class GleanerServer extends Server {
     return (request, ctx) => {
       const params = request.params as Record<string, unknown> | undefined;
       if (!isPlainObject(params) || typeof params.name !== 'string') throw new ProtocolError(ProtocolErrorCode.InvalidParams, CALL_PARAMS_HINT);
-      return wrapped(request, ctx);
+      if (params.arguments === undefined || isPlainObject(params.arguments)) return wrapped(request, ctx);
+      badArguments.add(ctx);
+      return wrapped({ ...request, params: { ...params, arguments: {} } }, ctx);
     };
   }
 }
@@ -150,7 +156,7 @@ export function createSdkServer(identity: ServerIdentity, tools: ToolSet, option
     if (!tools.has(params.name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 100)}. tools/list names the tools.`);
     // Absent arguments are no arguments; null, a string, an array or a number are a mistake.
     const args: unknown = params.arguments === undefined ? {} : params.arguments;
-    if (!isPlainObject(args)) {
+    if (!isPlainObject(args) || badArguments.has(ctx)) {
       const outcome = invalidArguments();
       requestsTotal.inc({ surface: 'mcp', operation: params.name, status: outcomeStatus(outcome) });
       return callResult(outcome);
