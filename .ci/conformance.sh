@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Runs the MCP conformance scenarios that apply to a server without the reference test tools against
-# `gleaner serve` on loopback, in its explicit keyless mode (the suite sends no x-api-key).
+# `gleaner serve` on loopback, in its explicit keyless mode (the suite sends no x-api-key), for both
+# protocol eras /mcp serves: 2025 (initialize, answered by the stateless legacy fallback) with
+# @modelcontextprotocol/conformance 0.1.13, the newest that runs on Node 20; 2026-07-28 (stateless
+# requests, server/discover) with 0.2.0-alpha.12 (installed as mcp-conformance-2026), the first with
+# 2026-07-28 scenarios, which needs Node 22 or later: on an older Node it is skipped, and says so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 data=$(mktemp -d)
@@ -24,3 +28,10 @@ node -e '
 for scenario in server-initialize ping tools-list logging-set-level dns-rebinding-protection; do
   npx conformance server --url "http://localhost:$port/mcp" --scenario "$scenario"
 done
+if [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 22 ]; then
+  for scenario in server-stateless request-metadata tools-list caching http-standard-headers http-header-validation dns-rebinding-protection; do
+    node node_modules/mcp-conformance-2026/dist/index.js server --url "http://localhost:$port/mcp" --spec-version 2026-07-28 --scenario "$scenario"
+  done
+else
+  echo "MCP conformance 2026-07-28: skipped, its suite needs Node 22 or later (this is Node $(node -v))" >&2
+fi
