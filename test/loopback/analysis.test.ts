@@ -169,7 +169,7 @@ describe('video_analysis over MCP 2026-07-28 with only the client model (input_r
     // Charged once, for the round that finished: the rounds that stopped for the model charged nothing.
     expect(before - (await withoutModel.request('GET', '/v1/me', { apiKey: key })).body.credits).toBe(job.creditsUsed);
     await client.close();
-  });
+  }, 120_000);
 
   it('a v2 client that offers no model gets the NOT_CONFIGURED error', async () => {
     const key = await withoutModel.createKey('Pro');
