@@ -1,6 +1,6 @@
 /**
- * Every use of the MCP SDK (v2: @modelcontextprotocol/server) lives in this file and in http.ts:
- * tool handlers elsewhere are plain functions. One server definition serves both protocol eras:
+ * The MCP SDK (v2: @modelcontextprotocol/server) is used here, in http.ts and in client-model.ts
+ * only: tool handlers elsewhere are plain functions. One server definition serves both protocol eras:
  * 2026-07-28 requests (stateless, each carrying its version and client capabilities in `_meta`)
  * and 2025-era clients (an `initialize` handshake), over HTTP (http.ts) and stdio.
  */
