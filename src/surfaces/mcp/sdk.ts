@@ -10,7 +10,7 @@ import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, CreateMessageResultSchema, ErrorCode as RpcErrorCode, ListToolsRequestSchema, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolOutcome, ToolSet } from './toolset.js';
+import { textContent, type ToolOutcome, type ToolSet } from './toolset.js';
 import { clock, IMAGE_REFUSAL, ImagesRefused, type ChatModel, type ChatRequest } from '../../ai/chat.js';
 import { ERROR_CODES, GleanerError, type ErrorCode } from '../../errors.js';
 import { requestsTotal } from '../../observability/metrics.js';
@@ -99,7 +99,7 @@ function callResult(outcome: ToolOutcome) {
   // structuredContent must match the tool's outputSchema, which describes successes (the MCP spec's
   // error results carry text only): an error has none.
   if (outcome.isError) return { content: [{ type: 'text' as const, text: outcome.text }], isError: true };
-  return { content: [{ type: 'text' as const, text: outcome.text }], structuredContent: outcome.body as Record<string, unknown> };
+  return { content: textContent(outcome), structuredContent: outcome.body as Record<string, unknown> };
 }
 
 export interface SdkServerHooks {
