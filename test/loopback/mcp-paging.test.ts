@@ -1,56 +1,25 @@
 /**
  * Long MCP replies in pages: a model reading the text block and a client reading structuredContent
  * both get the whole content, one page at a time through nextCursor, and the pages put together are
- * the REST reply. Over a real server on loopback, with the official SDK client.
- *
- * The long page: the real Wikipedia article of test/fixtures/web/wikipedia (Readability's main
- * content, expected.html) served four times over in one article, about 230,000 characters of
- * markdown: no captured page is that long. The 30-minute transcript: the real json3 caption body
- * of test/fixtures/youtube/timedtext-json3 (CVMO61kLAM8, 88 cues over 5.4 minutes) repeated with
- * shifted times until it covers 30 minutes, served for GJLlxj_dtq8's caption URLs by the YouTube
- * replay: no recorded caption body is that long.
+ * the REST reply. Over a real server on loopback, with the official SDK client. The long page and
+ * the 30-minute transcript are built from recordings (test/support/long-replies.ts).
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { connectMcp, errorEnvelope } from '../support/mcp.js';
 import { REAL_PAGES_DIR, startFixtureSite, type FixtureSite } from '../support/fixture-site.js';
-import { FIXTURES, startYoutubeReplay, type YoutubeReplay } from '../support/youtube-replay.js';
+import { startYoutubeReplay, type YoutubeReplay } from '../support/youtube-replay.js';
+import { LONG_VIDEO as VIDEO, THIRTY_MINUTES_MS, startLongPageSite, thirtyMinuteCaptions } from '../support/long-replies.js';
 import { mcpInputSchema } from '../../src/surfaces/mcp/schemas.js';
 import { pieces, PIECE_CHARS } from '../../src/surfaces/mcp/pages.js';
 import { Ajv } from 'ajv';
 
-const VIDEO = 'GJLlxj_dtq8';
-const THIRTY_MINUTES_MS = 30 * 60_000;
-
-/** The recorded json3 cues, repeated one after another until they reach 30 minutes. */
-function thirtyMinuteCaptions(): string {
-  const recorded = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'timedtext-json3', 'bilingualtube_timedtext_json3_CVMO61kLAM8_2026-01.json'), 'utf8')) as {
-    events: Array<{ tStartMs: number; dDurationMs: number }>;
-  };
-  const cues = recorded.events.filter((event) => 'segs' in event);
-  const period = Math.max(...cues.map((cue) => cue.tStartMs + cue.dDurationMs));
-  const events = [];
-  for (let shift = 0; shift < THIRTY_MINUTES_MS; shift += period) {
-    for (const cue of cues) if (cue.tStartMs + shift < THIRTY_MINUTES_MS) events.push({ ...cue, tStartMs: cue.tStartMs + shift });
-  }
-  return JSON.stringify({ ...recorded, events });
-}
-
-/** One page holding the real article four times over. */
-function longArticle(): string {
-  const article = fs.readFileSync(path.join(REAL_PAGES_DIR, 'wikipedia', 'expected.html'), 'utf8');
-  const parts = [1, 2, 3, 4].map((n) => `<section><h2>Part ${n}</h2>${article}</section>`).join('\n');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Mozilla, four times over</title></head><body><article>${parts}</article></body></html>`;
-}
-
 let server: TestServer;
 let replay: YoutubeReplay;
-let site: http.Server;
+let site: { url: string; close: () => Promise<void> };
 let pageUrl: string;
 let key: string;
 /** One session for the tests of `key`: a key holds at most 10 open sessions. */
@@ -59,10 +28,8 @@ let client: Client;
 beforeAll(async () => {
   replay = await startYoutubeReplay();
   replay.captionBodies.set(VIDEO, thirtyMinuteCaptions());
-  const html = longArticle();
-  site = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html));
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  pageUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/mozilla`;
+  site = await startLongPageSite();
+  pageUrl = site.url;
   server = await startTestServer({
     env: { GLEANER_ALLOW_PRIVATE_URLS: 'true', GLEANER_UPSTREAM_OVERRIDES: `youtube.com=${replay.origin},googleapis.com=${replay.origin}` },
   });
@@ -75,8 +42,7 @@ afterAll(async () => {
   await client.close();
   await server.close();
   await replay.close();
-  site.closeAllConnections();
-  await new Promise((resolve) => site.close(resolve));
+  await site.close();
 });
 
 interface Page {
