@@ -51,12 +51,16 @@ export function textContent(outcome: ToolOutcome): Array<{ type: 'text'; text: s
  */
 export function increasingProgress(send: (progress: JobProgress) => void): (progress: JobProgress) => void {
   let last: number | undefined;
+  // The last value the work itself reported and that went out as it was: steps stay below base + 1.
+  let base = 0;
   return (progress) => {
     let value = progress.done;
-    if (last !== undefined && !(value > last)) {
+    if (last === undefined || value > last) base = value;
+    else {
       if (progress.total !== undefined && last >= progress.total) return;
-      value = last + (Math.floor(last) + 1 - last) / 2;
-      if (!(value > last) || (progress.total !== undefined && value > progress.total)) return;
+      const ceiling = Math.floor(base) + 1;
+      value = last + (ceiling - last) / 2;
+      if (!(value > last && value < ceiling) || (progress.total !== undefined && value > progress.total)) return;
     }
     last = value;
     send({ ...progress, done: value });
