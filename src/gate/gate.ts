@@ -11,7 +11,7 @@ import type { RateLimiter, RateStatus } from '../accounts/rate.js';
 import { LeaseLost, publicJob, type JobRecord, type JobRunContext, type JobProgress } from '../jobs/jobs.js';
 import { costFloor, JobHandoff, reserveCost, runsAsJob, settleCost, type AnyOperation, type OperationContext } from '../operations/define.js';
 import type { Services } from '../operations/services.js';
-import { describeIssues, unknownParameters } from './validation.js';
+import { describeIssues, inputParseOptions, unknownParameters } from './validation.js';
 import type { ChatModel } from '../ai/chat.js';
 import { recordCharge, recordFailure, recordJobEnd } from './observe.js';
 
@@ -73,6 +73,9 @@ export class Gate {
       async (job) => {
         const reservation = job.meta.reservation as Reservation | undefined;
         if (reservation) await this.services.accounts.release(reservation);
+        // A job that ended without its work settling it (cancelled while queued, or its process
+        // died) is recorded here, once, by the process that ended it.
+        recordJobEnd(this.services.log, job, job.status === 'cancelled' ? 'cancelled' : 'failed', Date.parse(job.startedAt ?? job.finishedAt ?? job.updatedAt), job.error ?? undefined);
       },
     );
   }
@@ -171,7 +174,7 @@ export class Gate {
       const names = extra.unknown.map((name) => `"${name}"`).join(', ');
       throw new GleanerError('INVALID_REQUEST', `Unknown parameter${extra.unknown.length > 1 ? 's' : ''} ${names}; ${operation.name} takes: ${extra.known.join(', ') || 'none'}.`);
     }
-    const parsed = (operation.input as z.ZodType).safeParse(rawInput ?? {});
+    const parsed = (operation.input as z.ZodType).safeParse(rawInput ?? {}, inputParseOptions);
     if (!parsed.success) throw new GleanerError('INVALID_REQUEST', describeIssues(parsed.error.issues));
     return parsed.data;
   }
@@ -221,11 +224,15 @@ export class Gate {
         recordCharge(job.operation, actual);
         await this.services.jobs.updateMeta(job.jobId, { creditsUsed: actual });
       }
-      recordJobEnd(this.services.log, job, 'completed', started);
+      // A cancelled job's result is the part done before the cancel: it ended cancelled, not completed.
+      recordJobEnd(this.services.log, job, run.cancelled() ? 'cancelled' : 'completed', started);
       return result;
     } catch (error) {
       if (!(error instanceof LeaseLost) && (await run.confirm())) await held.releaseAll();
-      recordJobEnd(this.services.log, job, 'failed', started, recordFailure(this.services.log, job.operation, job.input, toGleanerError(error), String(job.meta.requestId ?? job.jobId)));
+      // A job taken over is recorded by the process that took it (see startJobs), not twice.
+      if (error instanceof LeaseLost) throw error;
+      if (run.cancelled()) recordJobEnd(this.services.log, job, 'cancelled', started);
+      else recordJobEnd(this.services.log, job, 'failed', started, recordFailure(this.services.log, job.operation, job.input, toGleanerError(error), String(job.meta.requestId ?? job.jobId)));
       throw error;
     } finally {
       this.samplers.delete(job.jobId);

@@ -22,7 +22,8 @@ export function recordFailure(log: Logger, operation: string, input: unknown, er
   return error;
 }
 
-export function recordJobEnd(log: Logger, job: JobRecord, status: 'completed' | 'failed', startedMs: number, error?: GleanerError): void {
+/** Counts and logs the end of a job, once, with how it ended (a cancelled one as `cancelled`, whatever it returned). */
+export function recordJobEnd(log: Logger, job: JobRecord, status: 'completed' | 'failed' | 'cancelled', startedMs: number, error?: { code: string }): void {
   const seconds = (Date.now() - startedMs) / 1000;
   jobsTotal.inc({ operation: job.operation, status });
   jobDurationSeconds.observe({ operation: job.operation, status }, seconds);

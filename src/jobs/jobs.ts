@@ -23,6 +23,8 @@ export interface JobRunContext {
   report: (progress: JobProgress) => void;
   /** Aborted when the job is cancelled or this process lost it. */
   signal: AbortSignal;
+  /** Whether the job was cancelled (rather than lost): its end is then recorded as cancelled. */
+  cancelled: () => boolean;
   /**
    * Renews the lease and says whether this process still holds the job. Settle credits only after
    * it answers true: a job taken over was refunded by the process that took it.
@@ -293,7 +295,7 @@ export class Jobs {
     };
     const cancelled = () => controller.signal.aborted && controller.signal.reason === CANCELLED;
     try {
-      const result = await this.executor(job, { report, signal: controller.signal, confirm: () => this.renew(jobId) });
+      const result = await this.executor(job, { report, signal: controller.signal, cancelled, confirm: () => this.renew(jobId) });
       await this.finish(jobId, cancelled() ? { status: 'cancelled', result, error: null } : { status: 'completed', result, error: null }, latest);
     } catch (error) {
       if (error instanceof LeaseLost) this.log.warn({ jobId }, 'job taken over by another process; its outcome here is dropped');

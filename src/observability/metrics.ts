@@ -31,7 +31,7 @@ export const upstreamRequestsTotal = new Counter({
 
 export const jobsTotal = new Counter({
   name: 'gleaner_jobs_total',
-  help: 'Jobs settled, by operation and outcome (completed, failed).',
+  help: 'Jobs ended, by operation and outcome (completed, failed, cancelled).',
   labelNames: ['operation', 'status'] as const,
   registers: [registry],
 });

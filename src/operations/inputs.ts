@@ -1,8 +1,11 @@
 /** Input fields several operations share, defined once so their bounds and messages agree. */
 import { z } from 'zod';
 
-/** A URL the user gives: http or https only (the SSRF guard checks where it leads). */
-export const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http or https URL' });
+/**
+ * A URL the user gives: http or https only (the SSRF guard checks where it leads). A missing one is
+ * left to the parse's own message ("url is required", see gate/validation.ts), not called a bad URL.
+ */
+export const httpUrl = z.url({ protocol: /^https?$/, error: (issue) => (issue.input === undefined ? undefined : 'must be an http or https URL') });
 
 /** Whether a web page is rendered in a browser first (web/render/load.ts says what each mode does). */
 export const renderMode = z

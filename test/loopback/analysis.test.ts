@@ -219,7 +219,8 @@ describe('video_analysis over MCP with only the client model (sampling)', () => 
     for (;;) {
       const result = await client.callTool({ name: 'video_analysis', arguments: args });
       expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-      const page = { text: (result.content as Array<{ text: string }>)[0].text, structured: result.structuredContent as any };
+      // The page, then its footer in a block of its own (docs/mcp-paging.md).
+      const page = { text: (result.content as Array<{ text: string }>).map((part) => part.text).join('\n\n'), structured: result.structuredContent as any };
       pages.push(page);
       expect(page.text).not.toMatch(/structuredContent/);
       // The text block holds exactly this page's part of the answer.

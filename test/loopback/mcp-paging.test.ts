@@ -1,55 +1,25 @@
 /**
  * Long MCP replies in pages: a model reading the text block and a client reading structuredContent
  * both get the whole content, one page at a time through nextCursor, and the pages put together are
- * the REST reply. Over a real server on loopback, with the official SDK client.
- *
- * The long page: the real Wikipedia article of test/fixtures/web/wikipedia (Readability's main
- * content, expected.html) served four times over in one article, about 230,000 characters of
- * markdown: no captured page is that long. The 30-minute transcript: the real json3 caption body
- * of test/fixtures/youtube/timedtext-json3 (CVMO61kLAM8, 88 cues over 5.4 minutes) repeated with
- * shifted times until it covers 30 minutes, served for GJLlxj_dtq8's caption URLs by the YouTube
- * replay: no recorded caption body is that long.
+ * the REST reply. Over a real server on loopback, with the official SDK client. The long page and
+ * the 30-minute transcript are built from recordings (test/support/long-replies.ts).
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { connectMcp, errorEnvelope } from '../support/mcp.js';
 import { REAL_PAGES_DIR, startFixtureSite, type FixtureSite } from '../support/fixture-site.js';
-import { FIXTURES, startYoutubeReplay, type YoutubeReplay } from '../support/youtube-replay.js';
+import { startYoutubeReplay, type YoutubeReplay } from '../support/youtube-replay.js';
+import { LONG_VIDEO as VIDEO, THIRTY_MINUTES_MS, startLongPageSite, thirtyMinuteCaptions } from '../support/long-replies.js';
 import { mcpInputSchema } from '../../src/surfaces/mcp/schemas.js';
 import { pieces, PIECE_CHARS } from '../../src/surfaces/mcp/pages.js';
-
-const VIDEO = 'GJLlxj_dtq8';
-const THIRTY_MINUTES_MS = 30 * 60_000;
-
-/** The recorded json3 cues, repeated one after another until they reach 30 minutes. */
-function thirtyMinuteCaptions(): string {
-  const recorded = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'timedtext-json3', 'bilingualtube_timedtext_json3_CVMO61kLAM8_2026-01.json'), 'utf8')) as {
-    events: Array<{ tStartMs: number; dDurationMs: number }>;
-  };
-  const cues = recorded.events.filter((event) => 'segs' in event);
-  const period = Math.max(...cues.map((cue) => cue.tStartMs + cue.dDurationMs));
-  const events = [];
-  for (let shift = 0; shift < THIRTY_MINUTES_MS; shift += period) {
-    for (const cue of cues) if (cue.tStartMs + shift < THIRTY_MINUTES_MS) events.push({ ...cue, tStartMs: cue.tStartMs + shift });
-  }
-  return JSON.stringify({ ...recorded, events });
-}
-
-/** One page holding the real article four times over. */
-function longArticle(): string {
-  const article = fs.readFileSync(path.join(REAL_PAGES_DIR, 'wikipedia', 'expected.html'), 'utf8');
-  const parts = [1, 2, 3, 4].map((n) => `<section><h2>Part ${n}</h2>${article}</section>`).join('\n');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Mozilla, four times over</title></head><body><article>${parts}</article></body></html>`;
-}
+import { Ajv } from 'ajv';
 
 let server: TestServer;
 let replay: YoutubeReplay;
-let site: http.Server;
+let site: { url: string; close: () => Promise<void> };
 let pageUrl: string;
 let key: string;
 /** One session for the tests of `key`: a key holds at most 10 open sessions. */
@@ -58,10 +28,8 @@ let client: Client;
 beforeAll(async () => {
   replay = await startYoutubeReplay();
   replay.captionBodies.set(VIDEO, thirtyMinuteCaptions());
-  const html = longArticle();
-  site = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html));
-  await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
-  pageUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}/mozilla`;
+  site = await startLongPageSite();
+  pageUrl = site.url;
   server = await startTestServer({
     env: { GLEANER_ALLOW_PRIVATE_URLS: 'true', GLEANER_UPSTREAM_OVERRIDES: `youtube.com=${replay.origin},googleapis.com=${replay.origin}` },
   });
@@ -74,8 +42,7 @@ afterAll(async () => {
   await client.close();
   await server.close();
   await replay.close();
-  site.closeAllConnections();
-  await new Promise((resolve) => site.close(resolve));
+  await site.close();
 });
 
 interface Page {
@@ -85,25 +52,31 @@ interface Page {
 
 const credits = async (apiKey = key) => (await server.request('GET', '/v1/me', { apiKey })).body.credits as number;
 
+/** A paged result's text: two blocks, the page then its footer, read here as one (a blank line between). */
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Page> {
   const result = await client.callTool({ name, arguments: args });
   expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
   const parts = result.content as Array<{ type: string; text: string }>;
-  expect(parts).toHaveLength(1);
-  return { text: parts[0].text, structured: result.structuredContent };
+  expect(parts.map((part) => part.type)).toEqual(['text', 'text']);
+  expect(parts[1].text).toMatch(/^\[Page \d+ of \d+[^\]]*\]$/);
+  return { text: `${parts[0].text}\n\n${parts[1].text}`, structured: result.structuredContent };
 }
 
-/** Every page of a reply, following nextCursor from the first call to the last page. */
+/**
+ * Every page of a reply, following nextCursor from the first call to the last page with the cursor
+ * alone: it carries the page size of the first call (maxChars) and, for a time range, the range.
+ */
 async function allPages(client: Client, name: string, args: Record<string, unknown>): Promise<Page[]> {
   const pages = [await call(client, name, args)];
   for (let cursor = pages[0].structured.nextCursor; cursor !== undefined; cursor = pages.at(-1)!.structured.nextCursor) {
     // The text block names the same cursor, so a model reading only the text can go on.
     expect(pages.at(-1)!.text).toContain(`call ${name} with cursor="${cursor}"`);
-    // The cursor alone (and the page size) is enough: it names the reply and, for a time range, the range.
-    pages.push(await call(client, name, { cursor, ...(args.maxChars ? { maxChars: args.maxChars } : {}) }));
+    pages.push(await call(client, name, { cursor }));
     expect(pages.length).toBeLessThan(1_000);
   }
   expect(pages.at(-1)!.text).not.toContain('cursor=');
+  // "Page k of N" counts the same pages from the first call to the last.
+  pages.forEach((page, i) => expect(page.text).toMatch(new RegExp(`\\[Page ${i + 1} of ${pages.length}[^\\]]*\\]$`)));
   return pages;
 }
 
@@ -253,9 +226,50 @@ describe('cursors and page sizes', () => {
     const stranger = await connectMcp(server.baseUrl, other);
     const result = await stranger.callTool({ name: 'web_scrape', arguments: { cursor: structured.nextCursor } });
     expect(result.isError).toBe(true);
-    expect(errorEnvelope(result).error).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringContaining('no longer kept') });
+    // Said as it is, and nothing of the other key's reply (whether it is still kept, its arguments).
+    const { message } = errorEnvelope(result).error;
+    expect(errorEnvelope(result).error.code).toBe('INVALID_REQUEST');
+    expect(message).toMatch(/given to another API key and is not valid for this one/);
+    expect(message).not.toMatch(/kept|mozilla|127\.0\.0\.1/i);
     expect(await credits(other)).toBe(10);
     await stranger.close();
+  });
+
+  it('a cursor alone keeps the page size of the call that began the paging (maxChars travels in the cursor)', async () => {
+    const first = await call(client, 'web_scrape', { url: pageUrl, maxChars: 5_000 });
+    const of = Number(/\[Page 1 of (\d+)\./.exec(first.text)![1]);
+    expect(of).toBeGreaterThan(40);
+    const second = await call(client, 'web_scrape', { cursor: first.structured.nextCursor });
+    expect(second.text).toContain(`[Page 2 of ${of}.`);
+    expect(second.structured.content.length).toBeLessThanOrEqual(5_000);
+    expect(second.structured.content.length).toBeGreaterThan(4_000);
+    // A maxChars given with the cursor wins, and the cursor it hands on carries it.
+    const larger = await call(client, 'web_scrape', { cursor: second.structured.nextCursor, maxChars: 20_000 });
+    expect(larger.structured.content.length).toBeGreaterThan(15_000);
+    const after = await call(client, 'web_scrape', { cursor: larger.structured.nextCursor });
+    expect(after.structured.content.length).toBeGreaterThan(15_000);
+    // A client that fills every default of the schema into the cursor call (format, render, ...) pages alike.
+    const filled = await call(client, 'web_scrape', { cursor: first.structured.nextCursor, format: 'markdown', onlyMainContent: true, render: 'auto' });
+    expect(filled.structured).toEqual(second.structured);
+    // The first call still needs its url, said in those words.
+    const missing = await client.callTool({ name: 'web_scrape', arguments: { maxChars: 5_000 } });
+    expect(errorEnvelope(missing).error).toEqual({ code: 'INVALID_REQUEST', message: 'url is required.' });
+  }, 120_000);
+
+  it('the listed input schema of every paged tool takes a cursor alone (no required argument), and still takes a first call', async () => {
+    const { tools } = await client.listTools();
+    const ajv = new Ajv({ strict: false, logger: false });
+    const paged = tools.filter((tool) => 'cursor' in (tool.inputSchema.properties ?? {}) && tool.name !== 'job_list');
+    expect(paged.map((tool) => tool.name)).toEqual(expect.arrayContaining(['web_scrape', 'web_map', 'web_crawl', 'transcript', 'youtube_transcript', 'video_transcript', 'job_status', 'job_cancel']));
+    for (const tool of paged) {
+      expect(tool.inputSchema.required, tool.name).toBeUndefined();
+      expect(ajv.validate(tool.inputSchema, { cursor: 'eyJ2IjoxfQ' }), tool.name).toBe(true);
+      expect(ajv.validate(tool.inputSchema, { cursor: 'eyJ2IjoxfQ', maxChars: 5_000 }), tool.name).toBe(true);
+    }
+    // The zod input REST checks is unchanged: there the url is required.
+    const rest = await server.request('GET', '/v1/web/scrape', { apiKey: key });
+    expect(rest.status).toBe(400);
+    expect(rest.body.error.message).toBe('url is required.');
   });
 
   it('REST stays whole: it takes no paging arguments', async () => {

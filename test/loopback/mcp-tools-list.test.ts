@@ -58,6 +58,16 @@ async function toolsWith(setting: string | undefined): Promise<ToolDescriptor[]>
 }
 
 describe('the default tool list', () => {
+  it("is what the bundle's manifest.json declares: the same tools, none that the server would call unknown (npm run docs)", async () => {
+    const manifest = JSON.parse(fs.readFileSync('manifest.json', 'utf8')) as { tools: Array<{ name: string }>; server: { mcp_config: { env: Record<string, string> } } };
+    // The bundle's server runs with GLEANER_MCP_TOOLS unset: the default list.
+    expect(manifest.server.mcp_config.env).not.toHaveProperty('GLEANER_MCP_TOOLS');
+    const listed = (await toolsWith(undefined)).map((tool) => tool.name);
+    expect(manifest.tools.map((tool) => tool.name)).toEqual(listed);
+    const { tools } = await listOverTheWire(server.baseUrl, key);
+    expect(tools.map((tool) => tool.name)).toEqual(listed);
+  });
+
   it(`is at most ${LIST_BUDGET} characters of JSON (with ${HEADROOM} to spare), names, descriptions, schemas and annotations all in`, async () => {
     const { json, tools } = await listOverTheWire(server.baseUrl, key);
     expect(tools.length).toBeGreaterThan(15);

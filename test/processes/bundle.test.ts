@@ -197,6 +197,9 @@ describe.skipIf(!required && !fs.existsSync(BUNDLE))('the .mcpb bundle (npm run 
       const result = await client.callTool({ name: 'account', arguments: {} });
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent).toMatchObject({ plan: 'Enterprise', credits: 2147483647, unlimited: true });
+      // The tools its manifest declares are the tools it lists: none Claude Desktop shows is unknown to it.
+      const manifest = JSON.parse(fs.readFileSync(path.join(unpacked, 'manifest.json'), 'utf8')) as { tools: Array<{ name: string }> };
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(manifest.tools.map((tool) => tool.name));
     } finally {
       await client.close();
     }

@@ -10,10 +10,12 @@ describe('documents derived from the operation table', () => {
     for (const operation of OPERATIONS) expect(readme).toContain(`\`${operation.name}\``);
   });
 
-  it("manifest.json lists every tool and treats the API key as a sensitive setting", () => {
+  it("manifest.json lists the tools the bundle's server lists (no REST-only view, no tool listed only on request) and treats the API key as a sensitive setting", () => {
     const manifest = JSON.parse(fs.readFileSync('manifest.json', 'utf8'));
     expect(manifest.manifest_version).toBe('0.3');
     expect(manifest.tools).toEqual(manifestTools(OPERATIONS));
+    const names = manifest.tools.map((tool: { name: string }) => tool.name);
+    for (const operation of OPERATIONS.filter((op) => op.restOnly || op.mcpOnRequest)) expect(names).not.toContain(operation.name);
     expect(manifest.user_config.api_key.sensitive).toBe(true);
     expect(manifest.server.mcp_config.env.GLEANER_API_KEY).toBe('${user_config.api_key}');
   });

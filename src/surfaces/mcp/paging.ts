@@ -7,6 +7,10 @@
  * The first call runs (and is charged) as on REST; when its reply has more than one page, the
  * whole reply is kept in the store for PAGES_KEPT_MS, keyed by account, tool and arguments, and
  * every further page is read from there without a charge. Paging is MCP only: REST stays whole.
+ *
+ * A cursor alone is a whole call: it names the reply, where the next page starts, the page size of
+ * the call that began the paging (maxChars) and the time range, so the listed input schemas of paged
+ * tools require nothing (a client that checks arguments against them lets `{ cursor }` through).
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -18,6 +22,7 @@ import type { AccountRecord } from '../../accounts/accounts.js';
 import { describeIssues } from '../../gate/validation.js';
 import { pageAt, pageBody, type Layout, type PageSpan, type Range } from './pages.js';
 import { clock, isTimed, shapeOf, type Shape } from './page-shapes.js';
+import { readableBlocks, type Listed } from './readable.js';
 
 /** How long the pages of a reply stay readable through its cursor. */
 export const PAGES_KEPT_MS = 30 * 60_000;
@@ -39,20 +44,30 @@ const pagingArgs = z
 
 export interface PageRequest {
   cursor?: string;
-  maxChars: number;
+  /** The page size the call asked for; absent: the cursor's, else GLEANER_MCP_PAGE_CHARS. */
+  maxChars?: number;
   range: Range;
 }
 
-/** What a cursor holds: the tool, the reply's entry (a hash of the arguments), where the page starts, the time range and a job id. */
+/** A request with its page size settled. */
+type Paging = Omit<PageRequest, 'maxChars'> & { maxChars: number };
+
+/**
+ * What a cursor holds: the tool, the reply's entry (a hash of the arguments), where the page starts,
+ * the page size, the time range, a job id, and a tag of the key it was given to (a hash that names
+ * no account: it only lets another key's cursor be told apart from an expired one).
+ */
 const cursorPayload = z
   .object({
     v: z.literal(1),
     t: z.string().max(100),
     e: z.string().regex(/^[0-9a-f]{32}$/),
     p: z.number().int().min(0).max(10_000_000),
+    m: z.number().int().min(MIN_PAGE_CHARS).max(MAX_PAGE_CHARS).optional(),
     f: z.number().min(0).optional(),
     u: z.number().min(0).optional(),
     j: z.string().max(200).optional(),
+    k: z.string().regex(/^[0-9a-f]{12}$/).optional(),
   })
   .strict();
 type Cursor = z.infer<typeof cursorPayload>;
@@ -76,6 +91,11 @@ function decodeCursor(text: string, tool: string): Cursor {
   return cursor.data;
 }
 
+/** The tag of a key's cursors: not reversible to the account id, the same on every process. */
+function keyTag(accountId: string): string {
+  return createHash('sha256').update(`gleaner-mcp-cursor\0${accountId}`).digest('hex').slice(0, 12);
+}
+
 /** JSON with object keys in order, so equal arguments hash alike whatever order they came in. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
@@ -89,9 +109,28 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/** Whether `value` is what the operation takes for `name` when it is left out. */
+function isDefault(operation: AnyOperation, name: string, value: unknown): boolean {
+  const field = operation.input instanceof z.ZodObject ? (operation.input.shape as Record<string, z.ZodType>)[name] : undefined;
+  if (!field) return false;
+  const parsed = field.safeParse(undefined);
+  return parsed.success && parsed.data !== undefined && canonical(parsed.data) === canonical(value);
+}
+
 export interface PagedOutcome {
   body: unknown;
-  text: string;
+  /**
+   * The text content, in blocks: the reply (or page), then what to do next (the page footer, the
+   * tool to call). Kept apart because some clients hand a model a lone text block merged with
+   * structuredContent (LangChain's adapter), and so the same content twice; two blocks they pass on as text.
+   */
+  blocks: string[];
+}
+
+/** How the first page of a reply came about, for its text. */
+export interface FirstPageOptions {
+  /** A job handle returned after waiting this long. */
+  waitedSeconds?: number;
 }
 
 export interface Pager {
@@ -102,12 +141,13 @@ export interface Pager {
   /** Takes the paging arguments out of a call's arguments (INVALID_REQUEST when they are wrong). */
   split(operation: AnyOperation, args: unknown): { args: unknown; request?: PageRequest };
   /** The first page of a reply the call just produced (kept for its next pages when there are any). */
-  first(operation: AnyOperation, args: unknown, body: unknown, request: PageRequest | undefined, accountId: string): Promise<PagedOutcome>;
+  first(operation: AnyOperation, args: unknown, body: unknown, request: PageRequest | undefined, accountId: string, options?: FirstPageOptions): Promise<PagedOutcome>;
   /** The page a cursor points at, from the kept reply: no charge, one request of the key's rate. */
   next(operation: AnyOperation, args: unknown, request: PageRequest, account: AccountRecord): Promise<PagedOutcome>;
 }
 
-export function createPager(app: App): Pager {
+/** `listed` says which tools the server lists, so a reply's text points only at those. */
+export function createPager(app: App, listed: Listed = () => true): Pager {
   const shapes = new Map<AnyOperation, Shape | undefined>();
   const shape = (operation: AnyOperation) => {
     if (!shapes.has(operation)) shapes.set(operation, shapeOf(operation, (name) => app.gate.operation(name)));
@@ -125,9 +165,21 @@ export function createPager(app: App): Pager {
       .slice(0, 32);
   };
 
-  function render(operation: AnyOperation, body: Record<string, unknown>, layout: Layout | undefined, span: PageSpan | undefined, request: PageRequest, cursor?: string): PagedOutcome {
-    // A reply with nothing to page is short (an account, a video's facts, a running job): shown whole.
-    if (!layout || !span) return { body, text: JSON.stringify(body) };
+  /**
+   * Whether the arguments given with a cursor are those of the call that gave it. None at all is
+   * fine, and so are arguments that only repeat the tool's defaults: some clients fill every
+   * default from the schema into each call, the cursor-only one too.
+   */
+  function consistent(operation: AnyOperation, args: unknown, entry: string): boolean {
+    if (!args || typeof args !== 'object') return true;
+    const given = Object.entries(args as Record<string, unknown>).filter(([name, value]) => value !== undefined && !isDefault(operation, name, value));
+    return given.length === 0 || entryOf(operation, args) === entry;
+  }
+
+  function render(operation: AnyOperation, body: Record<string, unknown>, layout: Layout | undefined, span: PageSpan | undefined, request: Paging, cursor?: string, options: FirstPageOptions = {}): PagedOutcome {
+    // A reply with nothing to page (an account, a video's facts, a running job) is shown whole:
+    // in words where it has a reading of its own, else as its JSON.
+    if (!layout || !span) return { body, blocks: readableBlocks(operation, body, listed, options.waitedSeconds) ?? [JSON.stringify(body)] };
     const whole = span.start === 0 && span.next === undefined && request.range.from === undefined && request.range.to === undefined;
     const page = whole ? body : pageBody(body, layout, span);
     const { from, to } = request.range;
@@ -141,12 +193,13 @@ export function createPager(app: App): Pager {
           ? '(nothing in this part)'
           : '';
     const part = from !== undefined || to !== undefined ? ` of the part from ${clock((from ?? 0) * 1000)}${to === undefined ? '' : ` to ${clock(to * 1000)}`}` : '';
+    // Every page says where it stands, the only page too: the footer is the text's second block.
     const footer = cursor
-      ? `\n\n[Page ${span.number} of ${span.of}${part}. For the next page call ${operation.name} with cursor="${cursor}".]`
+      ? `[Page ${span.number} of ${span.of}${part}. For the next page call ${operation.name} with cursor="${cursor}".]`
       : whole
-        ? ''
-        : `\n\n[Page ${span.number} of ${span.of}${part}: the last.]`;
-    return { body: cursor ? { ...page, nextCursor: cursor } : page, text: `${layout.header}${text}${footer}` };
+        ? '[Page 1 of 1: the whole reply.]'
+        : `[Page ${span.number} of ${span.of}${part}: the last.]`;
+    return { body: cursor ? { ...page, nextCursor: cursor } : page, blocks: [`${layout.header}${text}`, footer] };
   }
 
   function layoutOf(operation: AnyOperation, body: unknown): Layout | undefined {
@@ -160,7 +213,7 @@ export function createPager(app: App): Pager {
     }
   }
 
-  function pageOf(operation: AnyOperation, body: unknown, request: PageRequest, at: number) {
+  function pageOf(operation: AnyOperation, body: unknown, request: Paging, at: number) {
     const layout = layoutOf(operation, body);
     if (layout && at > layout.atoms.length) throw badCursor('it points past the end of the reply');
     return { layout, span: layout ? pageAt(layout.atoms, at, request.maxChars, request.range) : undefined };
@@ -180,7 +233,11 @@ export function createPager(app: App): Pager {
         properties.from = { type: 'number', description: 'Seconds' };
         properties.to = { type: 'number', description: 'Seconds' };
       }
-      return { ...schema, properties };
+      // No `required`: a next page is asked with the cursor alone, and clients that check arguments
+      // against this schema (LangChain) refuse a call that leaves out a required one. The first
+      // call's own checks (REST's, unchanged) still refuse a missing url: "url is required".
+      const { required: _required, ...rest } = schema;
+      return { ...rest, properties };
     },
 
     outputSchema(operation, schema) {
@@ -205,28 +262,45 @@ export function createPager(app: App): Pager {
         if (!isTimed(operation)) throw new GleanerError('INVALID_REQUEST', `from and to page transcripts by time; ${operation.name} takes cursor and maxChars.`);
         if (rest.text === true || rest.timestamps === false) throw new GleanerError('INVALID_REQUEST', 'from and to need timed segments: leave out text=true and timestamps=false, or page with cursor.');
       }
-      return { args: rest, request: { cursor, maxChars: maxChars ?? defaultChars, range: { from, to } } };
+      return { args: rest, request: { cursor, maxChars, range: { from, to } } };
     },
 
-    async first(operation, args, body, request, accountId) {
-      request ??= { maxChars: defaultChars, range: {} };
-      const { layout, span } = pageOf(operation, body, request, 0);
-      if (!layout || !span || span.next === undefined) return render(operation, body as Record<string, unknown>, layout, span, request);
+    async first(operation, args, body, request, accountId, options) {
+      const paging: Paging = { range: request?.range ?? {}, maxChars: request?.maxChars ?? defaultChars };
+      const { layout, span } = pageOf(operation, body, paging, 0);
+      if (!layout || !span || span.next === undefined) return render(operation, body as Record<string, unknown>, layout, span, paging, undefined, options);
       const entry = entryOf(operation, args);
       const jobId = (body as { jobId?: unknown }).jobId;
-      const cursor: Cursor = { v: 1, t: operation.name, e: entry, p: span.next, f: request.range.from, u: request.range.to, j: typeof jobId === 'string' ? jobId : undefined };
+      const cursor: Cursor = {
+        v: 1,
+        t: operation.name,
+        e: entry,
+        p: span.next,
+        m: paging.maxChars,
+        f: paging.range.from,
+        u: paging.range.to,
+        j: typeof jobId === 'string' ? jobId : undefined,
+        k: keyTag(accountId),
+      };
       const json = JSON.stringify(body);
       // Kept for its next pages (a job's can also be read back from its record, see next).
       if (json.length <= MAX_KEPT_CHARS) {
         await store.set(keyOf(accountId, entry), body, PAGES_KEPT_MS).catch((error) => app.log.warn({ err: error, tool: operation.name }, 'could not keep the pages of a reply'));
       }
-      return render(operation, body as Record<string, unknown>, layout, span, request, encodeCursor(cursor));
+      return render(operation, body as Record<string, unknown>, layout, span, paging, encodeCursor(cursor));
     },
 
     async next(operation, args, request, account) {
       const cursor = decodeCursor(request.cursor!, operation.name);
-      const given = args && typeof args === 'object' && Object.keys(args).length > 0;
-      if (given && entryOf(operation, args) !== cursor.e) throw badCursor('it belongs to a call with other arguments (pass it alone, or with the arguments of the call that gave it)');
+      // Checked before anything is read: a cursor given to another key reads nothing, and says so
+      // without telling whether that key's reply is still kept.
+      if (cursor.k !== undefined && cursor.k !== keyTag(account.id)) {
+        throw new GleanerError(
+          'INVALID_REQUEST',
+          `This cursor was given to another API key and is not valid for this one. Call ${operation.name} without cursor, with the arguments of the call you want (a new, charged call).`,
+        );
+      }
+      if (!consistent(operation, args, cursor.e)) throw badCursor('it belongs to a call with other arguments (pass it alone, or with the arguments of the call that gave it)');
       await app.gate.admit(account);
       let body = await store.get<unknown>(keyOf(account.id, cursor.e));
       if (body === undefined && cursor.j) {
@@ -240,10 +314,12 @@ export function createPager(app: App): Pager {
         );
       }
       const range = request.range.from !== undefined || request.range.to !== undefined ? request.range : { from: cursor.f, to: cursor.u };
-      const paging = { ...request, range };
+      // The page size of the call that began the paging, unless this call asks for another.
+      const maxChars = request.maxChars ?? cursor.m ?? defaultChars;
+      const paging: Paging = { ...request, maxChars, range };
       const { layout, span } = pageOf(operation, body, paging, cursor.p);
       if (!layout || !span) throw badCursor('the reply it points into has no pages');
-      const next = span.next === undefined ? undefined : encodeCursor({ ...cursor, p: span.next, f: range.from, u: range.to });
+      const next = span.next === undefined ? undefined : encodeCursor({ ...cursor, p: span.next, m: maxChars, f: range.from, u: range.to });
       return render(operation, body as Record<string, unknown>, layout, span, paging, next);
     },
   };

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type ServerContext } from '@modelcontextprotocol/server';
 import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
-import type { JobTask, ToolOutcome, ToolSet } from './toolset.js';
+import { textContent, type JobTask, type ToolOutcome, type ToolSet } from './toolset.js';
 import { clientModelRounds, type RoundState } from './client-model.js';
 import { samplingParams, sampledText } from './sampling.js';
 import { taskOf, TASKS_EXTENSION } from './tasks.js';
@@ -62,7 +62,7 @@ export function callResult(outcome: ToolOutcome) {
   // structuredContent must match the tool's outputSchema, which describes successes (the MCP spec's
   // error results carry text only): an error has none.
   if (outcome.isError) return { content: [{ type: 'text' as const, text: outcome.text }], isError: true };
-  return { content: [{ type: 'text' as const, text: outcome.text }], structuredContent: outcome.body as Record<string, unknown> };
+  return { content: textContent(outcome), structuredContent: outcome.body as Record<string, unknown> };
 }
 
 /** The capabilities a 2026-07-28 request declares in its own `_meta` (absent on 2025-era requests). */

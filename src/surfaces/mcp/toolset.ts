@@ -36,10 +36,42 @@ export interface ToolOutcome {
   isError: boolean;
   /** The reply body, or the error envelope. */
   body: unknown;
-  /** The text content: an error's one-line summary, or the reply's page as text (see paging.ts). */
+  /** The text content: an error's one-line summary, or the reply's page as text (see paging.ts), all in one. */
   text: string;
   /** The job the call started and left running (only with startJobs). */
   job?: JobRecord;
+  /** The same text as the result's text blocks (see PagedOutcome.blocks); absent: one block, `text`. */
+  blocks?: string[];
+}
+
+/** The text blocks of a tool result. */
+export function textContent(outcome: ToolOutcome): Array<{ type: 'text'; text: string }> {
+  return (outcome.blocks ?? [outcome.text]).map((text) => ({ type: 'text' as const, text }));
+}
+
+/**
+ * Progress as MCP wants it: every value greater than the one before. The work reports what it has
+ * done (0 while downloading, then 0 while converting, the same page count twice at a crawl's end);
+ * a repeat still tells the client the call is alive (clients reset their timeout on it), so it
+ * goes on as a step halfway to the next whole unit, below any later report. A repeat at the total
+ * says nothing new and is dropped, as is one too small to tell apart.
+ */
+export function increasingProgress(send: (progress: JobProgress) => void): (progress: JobProgress) => void {
+  let last: number | undefined;
+  // The last value the work itself reported and that went out as it was: steps stay below base + 1.
+  let base = 0;
+  return (progress) => {
+    let value = progress.done;
+    if (last === undefined || value > last) base = value;
+    else {
+      if (progress.total !== undefined && last >= progress.total) return;
+      const ceiling = Math.floor(base) + 1;
+      value = last + (ceiling - last) / 2;
+      if (!(value > last && value < ceiling) || (progress.total !== undefined && value > progress.total)) return;
+    }
+    last = value;
+    send({ ...progress, done: value });
+  };
 }
 
 export interface ToolSet {
@@ -60,8 +92,10 @@ export interface JobTask {
 }
 
 export function createToolSet(app: App): ToolSet {
-  const pager = createPager(app);
-  const descriptors = selectOperations(app.operations, app.config.GLEANER_MCP_TOOLS).map((operation) => {
+  const selected = selectOperations(app.operations, app.config.GLEANER_MCP_TOOLS);
+  const names = new Set(selected.map((operation) => operation.name));
+  const pager = createPager(app, (name) => names.has(name));
+  const descriptors = selected.map((operation) => {
     const descriptor = toolDescriptor(operation, app.config.GLEANER_MCP_WAIT_SECONDS);
     // Paging adds cursor (and its kin) to the input and nextCursor to the output of tools with long replies.
     return { ...descriptor, inputSchema: pager.inputSchema(operation, descriptor.inputSchema), outputSchema: pager.outputSchema(operation, descriptor.outputSchema) };
@@ -73,8 +107,7 @@ export function createToolSet(app: App): ToolSet {
     text: `${error.code}: ${error.message}`,
   });
 
-  const success = (page: PagedOutcome): ToolOutcome => ({ isError: false, ...page });
-  const names = new Set(descriptors.map((d) => d.name));
+  const success = (page: PagedOutcome): ToolOutcome => ({ isError: false, body: page.body, blocks: page.blocks, text: page.blocks.join('\n\n') });
 
   /** What a job gives its tool once ended: the tool's reply (paged as a first call), or its error. */
   const ended = async (job: JobRecord, accountId: string): Promise<ToolOutcome | undefined> => {
@@ -90,6 +123,7 @@ export function createToolSet(app: App): ToolSet {
     async call(name, args, context) {
       const requestId = randomUUID();
       const operation = app.gate.operation(name);
+      const progress = context.progress && increasingProgress(context.progress);
       if (!operation) return failure(new GleanerError('NOT_FOUND', `No tool named "${name}".`), requestId);
       try {
         // cursor, maxChars, from and to are MCP's own: the operation never sees them.
@@ -103,7 +137,7 @@ export function createToolSet(app: App): ToolSet {
           sampling: context.sampling,
           // Long synchronous work (a download, each speech-to-text chunk) reports here, so clients
           // that cancel after a quiet minute keep waiting.
-          onProgress: context.progress,
+          onProgress: progress,
         });
         const paged = (body: unknown) => pager.first(operation, input, body, request, result.account.id);
         if (!result.job) return success(await paged(result.body));
@@ -116,16 +150,21 @@ export function createToolSet(app: App): ToolSet {
         const cancel = () => void app.services.jobs.cancel(jobId, result.account.id, 0).catch((error) => app.log.warn({ err: error, jobId }, 'job cancel failed'));
         if (context.signal.aborted) cancel();
         context.signal.addEventListener('abort', cancel, { once: true });
-        const job = await app.services.jobs.waitFor(jobId, result.account.id, app.config.GLEANER_MCP_WAIT_SECONDS * 1000, context.progress, context.signal).finally(() =>
+        const job = await app.services.jobs.waitFor(jobId, result.account.id, app.config.GLEANER_MCP_WAIT_SECONDS * 1000, progress, context.signal).finally(() =>
           context.signal.removeEventListener('abort', cancel),
         );
         if (job.status === 'completed') return success(await paged(publicJob(job)));
         if (job.status === 'failed' && job.error) return failure(job.error, requestId);
+        const waitedSeconds = app.config.GLEANER_MCP_WAIT_SECONDS;
         return success(
-          await paged({
-            ...publicJob(job),
-            message: `The job is still ${job.status} after ${app.config.GLEANER_MCP_WAIT_SECONDS} s. Call job_status with jobId "${job.jobId}" to get its result.`,
-          }),
+          await pager.first(
+            operation,
+            input,
+            { ...publicJob(job), message: `The job is still ${job.status} after ${waitedSeconds} s. Call job_status with jobId "${job.jobId}" to get its result.` },
+            request,
+            result.account.id,
+            { waitedSeconds },
+          ),
         );
       } catch (thrown) {
         const error = toGleanerError(thrown);
