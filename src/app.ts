@@ -29,6 +29,7 @@ import type { Services } from './operations/services.js';
 import { openAiChatModel } from './ai/openai-chat.js';
 import { openAiSpeechToText } from './ai/openai-stt.js';
 import { redactUrl, rememberConfiguredSecrets, rememberSecrets } from './redact.js';
+import { createOAuth, type OAuth } from './accounts/oauth.js';
 
 export interface App {
   config: Config;
@@ -36,6 +37,8 @@ export interface App {
   gate: Gate;
   operations: AnyOperation[];
   log: Logger;
+  /** Gleaner's own OAuth authorization server for /mcp: clients, grants (the console's approved clients) and tokens. */
+  oauth: OAuth;
   close(): Promise<void>;
 }
 
@@ -136,12 +139,20 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   await gate.startJobs();
   const courier = new WebhookCourier({ jobs, store, http, log, leaseMs, secret: () => webhookSecret(store, config.GLEANER_WEBHOOK_SECRET) });
   await courier.start();
+  const oauth = createOAuth({
+    store,
+    accounts,
+    http,
+    clock: options.clock ?? systemClock,
+    settings: { accessTtlSeconds: config.GLEANER_OAUTH_ACCESS_TOKEN_SECONDS, refreshTtlSeconds: config.GLEANER_OAUTH_REFRESH_TOKEN_DAYS * 86_400 },
+  });
   return {
     config,
     services,
     gate,
     operations,
     log,
+    oauth,
     async close() {
       courier.close();
       await jobs.close();

@@ -148,6 +148,18 @@ const schema = z.object({
   GLEANER_RENDER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Longest one page may take in the browser (navigation, scripts, waitFor), in milliseconds. */
   GLEANER_RENDER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(20_000),
+  /**
+   * The address people and clients reach this server at (https behind a proxy). It is the OAuth
+   * issuer and makes /mcp the protected resource; unset, they follow the request's Host header.
+   */
+  GLEANER_PUBLIC_URL: httpUrl
+    .transform((url) => url.replace(/\/+$/, ''))
+    .refine((url) => !new URL(url).search && !new URL(url).hash, 'must be a plain origin (and path), without query or fragment')
+    .optional(),
+  /** How long an OAuth access token for /mcp lasts (short: a refresh token renews it). */
+  GLEANER_OAUTH_ACCESS_TOKEN_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
+  /** How long an unused OAuth refresh token lasts; each use rotates it and starts this anew. */
+  GLEANER_OAUTH_REFRESH_TOKEN_DAYS: z.coerce.number().min(0.001).max(365).default(30),
 });
 
 /** Every variable the configuration reads (tests check that each credential-bearing one is covered by redaction). */
