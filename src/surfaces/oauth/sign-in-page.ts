@@ -41,7 +41,7 @@ function sendPage(res: ServerResponse, options: PageOptions): void {
   const formAction = ["'self'", ...(options.formTargets ?? [])].join(' ');
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>${escapeHtml(options.title)} · Gleaner</title>
+<meta name="referrer" content="same-origin"><title>${escapeHtml(options.title)} · Gleaner</title>
 <style nonce="${nonce}">${STYLE}</style></head>
 <body><main>${options.body}</main></body></html>`;
   res.statusCode = options.status;
@@ -49,7 +49,8 @@ function sendPage(res: ServerResponse, options: PageOptions): void {
   res.setHeader('Content-Security-Policy', `default-src 'none'; style-src 'nonce-${nonce}'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`);
   res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('Referrer-Policy', 'no-referrer');
+  // same-origin, not no-referrer: with no-referrer a browser posts the form with "Origin: null", which the CSRF check refuses.
+  res.setHeader('Referrer-Policy', 'same-origin');
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('Content-Length', Buffer.byteLength(html));
   res.end(html);
