@@ -26,6 +26,7 @@ function browserProvider(redirectUrl: string, signIn: (url: URL) => void): OAuth
   let info: Info;
   let tokens: Tokens;
   let verifier = '';
+  let discovery: Awaited<ReturnType<NonNullable<OAuthClientProvider['discoveryState']>>>;
   return {
     get redirectUrl() {
       return redirectUrl;
@@ -40,6 +41,8 @@ function browserProvider(redirectUrl: string, signIn: (url: URL) => void): OAuth
     redirectToAuthorization: (url) => signIn(url),
     saveCodeVerifier: (value) => void (verifier = value),
     codeVerifier: () => verifier,
+    saveDiscoveryState: (state) => void (discovery = state),
+    discoveryState: () => discovery,
   };
 }
 
