@@ -12,7 +12,6 @@ import { register, revoke, token } from './endpoints.js';
 import {
   AUTHORIZATION_SERVER_PATH,
   AUTHORIZE_PATH,
-  OPENID_CONFIGURATION_PATH,
   PROTECTED_RESOURCE_PATH,
   REGISTER_PATH,
   REVOKE_PATH,
@@ -20,7 +19,8 @@ import {
   oauthUrls,
 } from './urls.js';
 
-const DOCUMENTS = new Set([PROTECTED_RESOURCE_PATH, `${PROTECTED_RESOURCE_PATH}/mcp`, AUTHORIZATION_SERVER_PATH, `${AUTHORIZATION_SERVER_PATH}/mcp`, OPENID_CONFIGURATION_PATH, `${OPENID_CONFIGURATION_PATH}/mcp`]);
+// No /.well-known/openid-configuration: Gleaner issues no ID tokens, and a client that reads that document expects OpenID's fields.
+const DOCUMENTS = new Set([PROTECTED_RESOURCE_PATH, `${PROTECTED_RESOURCE_PATH}/mcp`, AUTHORIZATION_SERVER_PATH, `${AUTHORIZATION_SERVER_PATH}/mcp`]);
 const ENDPOINTS = new Set([TOKEN_PATH, REGISTER_PATH, REVOKE_PATH]);
 
 export function isOAuthRoute(pathname: string): boolean {

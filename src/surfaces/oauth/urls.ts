@@ -9,7 +9,6 @@ import type { Config } from '../../config.js';
 
 export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
 export const AUTHORIZATION_SERVER_PATH = '/.well-known/oauth-authorization-server';
-export const OPENID_CONFIGURATION_PATH = '/.well-known/openid-configuration';
 export const AUTHORIZE_PATH = '/oauth/authorize';
 export const TOKEN_PATH = '/oauth/token';
 export const REGISTER_PATH = '/oauth/register';
