@@ -3,7 +3,7 @@
  * a gate over the table of operations.
  */
 import fs from 'node:fs';
-import type { Config } from './config.js';
+import { publicUrl, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { openStore, type Store } from './store/store.js';
 import { Accounts } from './accounts/accounts.js';
@@ -144,7 +144,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     accounts,
     http,
     clock: options.clock ?? systemClock,
-    settings: { accessTtlSeconds: config.GLEANER_OAUTH_ACCESS_TOKEN_SECONDS, refreshTtlSeconds: config.GLEANER_OAUTH_REFRESH_TOKEN_DAYS * 86_400 },
+    settings: { accessTtlSeconds: config.GLEANER_OAUTH_ACCESS_TTL_SECONDS, refreshTtlSeconds: config.GLEANER_OAUTH_REFRESH_TTL_DAYS * 86_400 },
+    external: config.GLEANER_OAUTH_ISSUER
+      ? {
+          issuer: config.GLEANER_OAUTH_ISSUER,
+          audience: config.GLEANER_OAUTH_AUDIENCE ?? `${publicUrl(config)}/mcp`,
+          jwksUrl: config.GLEANER_OAUTH_JWKS_URL,
+          accountClaim: config.GLEANER_OAUTH_ACCOUNT_CLAIM,
+          accounts: config.GLEANER_OAUTH_ACCOUNTS,
+        }
+      : undefined,
   });
   return {
     config,

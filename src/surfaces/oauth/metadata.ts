@@ -6,10 +6,11 @@
 import { TOKEN_AUTH_METHODS } from '../../accounts/oauth-clients.js';
 import { MCP_SCOPE, type OAuthUrls } from './urls.js';
 
-export function protectedResourceMetadata(urls: OAuthUrls): Record<string, unknown> {
+/** `authorizationServer`: the operator's identity provider when one is configured, else Gleaner itself. */
+export function protectedResourceMetadata(urls: OAuthUrls, authorizationServer = urls.issuer): Record<string, unknown> {
   return {
     resource: urls.resource,
-    authorization_servers: [urls.issuer],
+    authorization_servers: [authorizationServer],
     bearer_methods_supported: ['header'],
     scopes_supported: [MCP_SCOPE],
     resource_name: 'Gleaner',

@@ -34,6 +34,10 @@ function allow(req: IncomingMessage, methods: string[], pathname: string): void 
 }
 
 export async function handleOAuth(app: App, req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> {
+  const external = app.oauth.external;
+  if (external && !pathname.startsWith(PROTECTED_RESOURCE_PATH)) {
+    throw new GleanerError('NOT_FOUND', `This server's sign-in is the identity provider ${external.issuer} (GLEANER_OAUTH_ISSUER); it has no authorization endpoints of its own.`);
+  }
   if (pathname === AUTHORIZE_PATH) {
     allow(req, ['GET', 'POST'], pathname);
     if (req.method === 'GET') await showSignIn(app, req, res, new URL(req.url ?? '/', 'http://gleaner.local').searchParams);
@@ -49,7 +53,7 @@ export async function handleOAuth(app: App, req: IncomingMessage, res: ServerRes
   if (DOCUMENTS.has(pathname)) {
     allow(req, ['GET', 'HEAD'], pathname);
     const urls = oauthUrls(app.config, req);
-    const document = pathname.startsWith(PROTECTED_RESOURCE_PATH) ? protectedResourceMetadata(urls) : authorizationServerMetadata(urls);
+    const document = pathname.startsWith(PROTECTED_RESOURCE_PATH) ? protectedResourceMetadata(urls, external?.issuer) : authorizationServerMetadata(urls);
     sendOAuthJson(res, 200, document, { 'Cache-Control': 'public, max-age=300' });
     return;
   }

@@ -5,7 +5,7 @@
  * server has already checked against the hosts it accepts.
  */
 import type { IncomingMessage } from 'node:http';
-import type { Config } from '../../config.js';
+import { publicUrl, type Config } from '../../config.js';
 
 export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
 export const AUTHORIZATION_SERVER_PATH = '/.well-known/oauth-authorization-server';
@@ -32,7 +32,8 @@ export interface OAuthUrls {
 const HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
 export function baseUrl(config: Pick<Config, 'GLEANER_PUBLIC_URL'>, req: IncomingMessage): string {
-  if (config.GLEANER_PUBLIC_URL) return config.GLEANER_PUBLIC_URL;
+  const configured = publicUrl(config);
+  if (configured) return configured;
   const host = req.headers.host;
   return `http://${host && HOST.test(host) ? host.toLowerCase() : 'localhost'}`;
 }
