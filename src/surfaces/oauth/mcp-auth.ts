@@ -17,7 +17,7 @@ import { MCP_SCOPE, oauthUrls } from './urls.js';
 export function mcpChallenge(app: App, req: IncomingMessage, presented: boolean): string {
   const urls = oauthUrls(app.config, req);
   const error = presented ? ', error="invalid_token"' : '';
-  return `Bearer resource_metadata="${urls.protectedResourceMetadata}", scope="${MCP_SCOPE}"${error}`;
+  return `Bearer realm="gleaner", resource_metadata="${urls.protectedResourceMetadata}", scope="${MCP_SCOPE}"${error}`;
 }
 
 export async function authenticateMcp(app: App, req: IncomingMessage, credential: string | undefined): Promise<AccountRecord> {
