@@ -173,6 +173,26 @@ describe.skipIf(!hasChromium())('OAuth sign-in of real MCP clients against glean
     expect(result.isError).toBeFalsy();
     await client.close();
     expect(await credits(a.url!, key)).toBe(49);
+    // The refresh token a issued is rotated by b; the new access token works on a, and a rotates the new refresh token.
+    const stored = (await provider.tokens())!;
+    const clientId = (await provider.clientInformation())!.client_id;
+    const refresh = (base: string, refreshToken: string) =>
+      fetch(`${base}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId }).toString(),
+      });
+    const rotated = await refresh(b.url!, stored.refresh_token!);
+    expect(rotated.status).toBe(200);
+    const renewed = (await rotated.json()) as { access_token: string; refresh_token: string };
+    const onA = await fetch(`${a.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${renewed.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    });
+    await onA.text();
+    expect(onA.status).toBe(200);
+    expect((await refresh(a.url!, renewed.refresh_token)).status).toBe(200);
 
     // `gleaner keys revoke` ends the token on both processes.
     const id = (await callApi(a.url!, key, 'GET', '/v1/me')).body.id as string;
