@@ -3,7 +3,7 @@
  * a gate over the table of operations.
  */
 import fs from 'node:fs';
-import type { Config } from './config.js';
+import { publicUrl, type Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { openStore, type Store } from './store/store.js';
 import { Accounts } from './accounts/accounts.js';
@@ -29,6 +29,7 @@ import type { Services } from './operations/services.js';
 import { openAiChatModel } from './ai/openai-chat.js';
 import { openAiSpeechToText } from './ai/openai-stt.js';
 import { redactUrl, rememberConfiguredSecrets, rememberSecrets } from './redact.js';
+import { createOAuth, type OAuth } from './accounts/oauth.js';
 
 export interface App {
   config: Config;
@@ -36,6 +37,8 @@ export interface App {
   gate: Gate;
   operations: AnyOperation[];
   log: Logger;
+  /** Gleaner's own OAuth authorization server for /mcp: clients, grants (the console's approved clients) and tokens. */
+  oauth: OAuth;
   close(): Promise<void>;
 }
 
@@ -136,12 +139,29 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   await gate.startJobs();
   const courier = new WebhookCourier({ jobs, store, http, log, leaseMs, secret: () => webhookSecret(store, config.GLEANER_WEBHOOK_SECRET) });
   await courier.start();
+  const oauth = createOAuth({
+    store,
+    accounts,
+    http,
+    clock: options.clock ?? systemClock,
+    settings: { accessTtlSeconds: config.GLEANER_OAUTH_ACCESS_TTL_SECONDS, refreshTtlSeconds: config.GLEANER_OAUTH_REFRESH_TTL_DAYS * 86_400 },
+    external: config.GLEANER_OAUTH_ISSUER
+      ? {
+          issuer: config.GLEANER_OAUTH_ISSUER,
+          audience: config.GLEANER_OAUTH_AUDIENCE ?? `${publicUrl(config)}/mcp`,
+          jwksUrl: config.GLEANER_OAUTH_JWKS_URL,
+          accountClaim: config.GLEANER_OAUTH_ACCOUNT_CLAIM,
+          accounts: config.GLEANER_OAUTH_ACCOUNTS,
+        }
+      : undefined,
+  });
   return {
     config,
     services,
     gate,
     operations,
     log,
+    oauth,
     async close() {
       courier.close();
       await jobs.close();

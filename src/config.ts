@@ -148,6 +148,43 @@ const schema = z.object({
   GLEANER_RENDER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Longest one page may take in the browser (navigation, scripts, waitFor), in milliseconds. */
   GLEANER_RENDER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(20_000),
+  /**
+   * The address people and clients reach this server at (https behind a proxy). It is the OAuth
+   * issuer and makes /mcp the protected resource; unset, they follow the request's Host header.
+   */
+  GLEANER_PUBLIC_URL: httpUrl
+    .transform((url) => url.replace(/\/+$/, ''))
+    .refine((url) => !new URL(url).search && !new URL(url).hash, 'must be a plain origin (and path), without query or fragment')
+    .optional(),
+  /** How long an OAuth access token for /mcp lasts (short: a refresh token renews it). */
+  GLEANER_OAUTH_ACCESS_TTL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
+  /** How long an unused OAuth refresh token lasts; each use rotates it and starts this anew. */
+  GLEANER_OAUTH_REFRESH_TTL_DAYS: z.coerce.number().min(0.001).max(365).default(30),
+  /**
+   * An operator's identity provider instead of Gleaner's own sign-in: /mcp accepts its JWT access
+   * tokens (issuer and audience checked, keys from its JWKS) and maps a claim to an account.
+   */
+  GLEANER_OAUTH_ISSUER: httpUrl.optional(),
+  /** The audience the provider's tokens must name (default: GLEANER_PUBLIC_URL + /mcp). */
+  GLEANER_OAUTH_AUDIENCE: z.string().min(1).optional(),
+  /** The provider's JWKS (default: the jwks_uri of its metadata). */
+  GLEANER_OAUTH_JWKS_URL: httpUrl.optional(),
+  /** The token claim that names the user (default sub). */
+  GLEANER_OAUTH_ACCOUNT_CLAIM: z.string().regex(/^[A-Za-z0-9_.:/-]{1,100}$/).default('sub'),
+  /** claimValue=acct_… pairs, comma-separated; unset, the claim's value is the account id itself. */
+  GLEANER_OAUTH_ACCOUNTS: z.string().transform((text, ctx) => {
+    const map = new Map<string, string>();
+    for (const pair of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+      const eq = pair.lastIndexOf('=');
+      const account = pair.slice(eq + 1).trim();
+      if (eq <= 0 || !/^acct_[A-Za-z0-9]+$/.test(account)) {
+        ctx.addIssue({ code: 'custom', message: `"${pair}" is not a claimValue=acct_… pair` });
+        return z.NEVER;
+      }
+      map.set(pair.slice(0, eq).trim(), account);
+    }
+    return map;
+  }).optional(),
 });
 
 /** Every variable the configuration reads (tests check that each credential-bearing one is covered by redaction). */
@@ -177,6 +214,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const values = parsed.data;
+  if (values.GLEANER_OAUTH_ISSUER && !values.GLEANER_OAUTH_AUDIENCE && !values.GLEANER_PUBLIC_URL) {
+    throw new ConfigError('Invalid configuration:\n  GLEANER_OAUTH_ISSUER: set GLEANER_OAUTH_AUDIENCE (or GLEANER_PUBLIC_URL, whose /mcp is then the audience) so tokens meant for another service are refused');
+  }
   try {
     const platformProfile = loadPlatformProfile({
       file: values.GLEANER_PLATFORM_PROFILE,
@@ -190,6 +230,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (error instanceof ProfileError) throw new ConfigError(`Invalid configuration:\n  ${error.message}`);
     throw error;
   }
+}
+
+/** GLEANER_PUBLIC_URL as clients are told it: without the credentials a URL could carry (they stay configuration, redacted). */
+export function publicUrl(config: Pick<Config, 'GLEANER_PUBLIC_URL'>): string | undefined {
+  if (!config.GLEANER_PUBLIC_URL) return undefined;
+  const url = new URL(config.GLEANER_PUBLIC_URL);
+  url.username = '';
+  url.password = '';
+  return url.toString().replace(/\/+$/, '');
 }
 
 export function isLoopbackHost(host: string): boolean {

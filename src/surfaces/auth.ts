@@ -4,8 +4,8 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 
-/** Sent with every 401 so a client that speaks Bearer knows to send the key, not to start OAuth. */
-export const WWW_AUTHENTICATE = 'Bearer realm="gleaner", error_description="Send the API key as Authorization: Bearer <key> or in the x-api-key header; this server does not use OAuth"';
+/** Sent with REST's 401s: the API takes keys (OAuth tokens are for /mcp, whose 401s name its sign-in instead). */
+export const WWW_AUTHENTICATE = 'Bearer realm="gleaner", error_description="Send the API key as Authorization: Bearer <key> or in the x-api-key header"';
 
 function first(value: unknown): string | undefined {
   if (Array.isArray(value)) return typeof value[0] === 'string' ? value[0] : undefined;

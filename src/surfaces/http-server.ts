@@ -18,7 +18,8 @@ import { readJsonBody, type BodyLimits } from './body.js';
 import { sendError } from './reply.js';
 import { logAccess, note } from './access.js';
 import { serveHealth, serveMetrics } from './operate.js';
-import { isOAuthPath, refuseOAuth } from './mcp/no-oauth.js';
+import { handleOAuth, isOAuthRoute } from './oauth/routes.js';
+import { authenticateMcp } from './oauth/mcp-auth.js';
 
 export interface RunningServer {
   url: string;
@@ -74,18 +75,18 @@ export async function startHttpServer(app: App, options: { host: string; port: n
         await (pathname === '/healthz' ? serveHealth(app, res) : serveMetrics(res));
         return;
       }
-      if (isOAuthPath(pathname)) {
-        note(res, { surface: 'mcp_http', route: 'oauth', operation: 'oauth' });
-        refuseOAuth(res);
+      if (isOAuthRoute(pathname)) {
+        note(res, { surface: 'mcp_http', route: pathname, operation: 'oauth' });
+        await handleOAuth(app, req, res, pathname);
         return;
       }
       if (pathname === '/mcp') {
         note(res, { surface: 'mcp_http', route: '/mcp', operation: 'mcp' });
-        // The key is checked before the body is read (a keyless client cannot trickle one).
-        const apiKey = apiKeyFrom(req.headers);
+        // The key or OAuth token is checked before the body is read (a keyless client cannot trickle one).
+        const credential = apiKeyFrom(req.headers);
         let owner: SessionOwner = { id: 'keyless' };
-        if (!(app.config.GLEANER_MCP_KEYLESS && apiKey === undefined)) {
-          const account = await app.services.accounts.authenticate(apiKey);
+        if (!(app.config.GLEANER_MCP_KEYLESS && credential === undefined)) {
+          const account = await authenticateMcp(app, req, credential);
           note(res, { accountId: account.id });
           owner = { id: account.id, account, admit: () => app.gate.admit(account) };
         }

@@ -16,7 +16,8 @@ export function sendError(req: IncomingMessage, res: ServerResponse, error: Glea
     return;
   }
   for (const [name, value] of Object.entries(error.headers)) res.setHeader(name, value);
-  if (error.code === 'UNAUTHORIZED') res.setHeader('WWW-Authenticate', WWW_AUTHENTICATE);
+  // /mcp's refusals carry their own challenge (where to sign in with OAuth); REST's say to send the key.
+  if (error.code === 'UNAUTHORIZED' && !res.hasHeader('WWW-Authenticate')) res.setHeader('WWW-Authenticate', WWW_AUTHENTICATE);
   // A body we refused before reading it is not drained: close the connection with the reply.
   if (!req.complete) res.setHeader('Connection', 'close');
   res.setHeader('X-Request-Id', requestId);

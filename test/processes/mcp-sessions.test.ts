@@ -4,8 +4,8 @@
  * model of its own (every other request is answered statelessly). Those sessions: clients that never
  * send DELETE cannot lock a key out, concurrent initializes cannot pass the cap. And: a client
  * without sampling gets no session, a cancelled call's POST is answered, errors read once, and a
- * client without a key is told how to send one instead of being sent into OAuth. Real servers on
- * loopback, real SDK clients.
+ * client without a key is told how to send one or, with an OAuth provider, finds the sign-in
+ * (issue 29). Real servers on loopback, real SDK clients.
  */
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
@@ -301,7 +301,7 @@ describe('the loose ends of /mcp (issue 19.3 "Smaller", issue 20.9)', () => {
 });
 
 /** An OAuth client as mcp-remote runs one: it registers, then sends the user to authorize. */
-function oauthProvider(): OAuthClientProvider & { redirected: boolean } {
+function oauthProvider(): OAuthClientProvider & { redirected: boolean; authorizationUrl?: URL } {
   let info: OAuthClientInformationMixed | undefined;
   let tokens: OAuthTokens | undefined;
   let verifier = '';
@@ -317,15 +317,16 @@ function oauthProvider(): OAuthClientProvider & { redirected: boolean } {
     saveClientInformation: (value) => void (info = value),
     tokens: () => tokens,
     saveTokens: (value) => void (tokens = value),
-    redirectToAuthorization() {
+    redirectToAuthorization(url: URL) {
       this.redirected = true;
+      this.authorizationUrl = url;
     },
     saveCodeVerifier: (value) => void (verifier = value),
     codeVerifier: () => verifier,
   };
 }
 
-describe('a client without a key is told how to send one (issue 19.3)', () => {
+describe('a client without a key is told how to send one, or finds the OAuth sign-in (issues 19.3, 29)', () => {
   it('the SDK client without a key reports the 401 message naming x-api-key and Bearer', async () => {
     const client = new Client({ name: 'no-key', version: '1' });
     const error = await client.connect(new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`))).then(
@@ -336,24 +337,23 @@ describe('a client without a key is told how to send one (issue 19.3)', () => {
     expect(error?.message).toMatch(/Bearer/);
   });
 
-  it('a client with an OAuth provider (as mcp-remote) ends with the same advice, never registering', async () => {
+  it('a client with an OAuth provider (as mcp-remote) registers and is sent to the sign-in page', async () => {
     const provider = oauthProvider();
     const client = new Client({ name: 'oauth', version: '1' });
-    const error = await client.connect(new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), { authProvider: provider })).then(
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.baseUrl}/mcp`), { authProvider: provider })).then(
       () => undefined,
       (thrown: Error) => thrown,
     );
-    expect(error?.message).toMatch(/does not use OAuth/);
-    expect(error?.message).toMatch(/x-api-key/);
-    expect(provider.redirected).toBe(false);
-    expect(provider.clientInformation()).toBeUndefined();
+    expect(provider.redirected).toBe(true);
+    expect(provider.authorizationUrl?.origin + provider.authorizationUrl!.pathname).toBe(`${server.baseUrl}/oauth/authorize`);
+    expect(provider.authorizationUrl?.searchParams.get('code_challenge_method')).toBe('S256');
+    expect((await provider.clientInformation())?.client_id).toMatch(/^glc_/);
   });
 
-  it('the OAuth metadata and fallback endpoints answer 404 with an OAuth error that says the same', async () => {
-    for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server', '/.well-known/openid-configuration', '/register', '/token', '/authorize']) {
-      const response = await fetch(`${server.baseUrl}${path}`, { method: path === '/register' ? 'POST' : 'GET' });
-      expect(response.status, path).toBe(404);
-      expect(((await response.json()) as any).error_description, path).toMatch(/x-api-key/);
-    }
+  it('the OAuth discovery documents answer, naming the endpoints', async () => {
+    const resource = (await server.request('GET', '/.well-known/oauth-protected-resource/mcp')).body;
+    expect(resource).toMatchObject({ resource: `${server.baseUrl}/mcp`, authorization_servers: [server.baseUrl] });
+    const metadata = (await server.request('GET', '/.well-known/oauth-authorization-server')).body;
+    expect(metadata).toMatchObject({ issuer: server.baseUrl, registration_endpoint: `${server.baseUrl}/oauth/register`, token_endpoint: `${server.baseUrl}/oauth/token` });
   });
 });

@@ -107,6 +107,8 @@ describe('configured secrets never reach a reply, a log line or doctor (finding 
     cookieTiktok: 'CookieTiktokSession-7Gs3',
     cookieFacebook: 'CookieFacebookXs-9Dt6',
     stdioMadeUpKey: 'gl_StdioMadeUpKey-6Ye2',
+    publicUrlPassword: 'PublicUrlPw-4Tz6',
+    jwksPassword: 'JwksUrlPw-8Qa3',
   };
   /** Every planted secret; the operator's API key joins it once created (it is GLEANER_API_KEY of every process). */
   const planted: string[] = Object.values(secrets);
@@ -175,6 +177,9 @@ describe('configured secrets never reach a reply, a log line or doctor (finding 
       GLEANER_YOUTUBE_CLIENTS: 'WEB',
       GLEANER_COOKIES_FILE: cookies,
       GLEANER_WEBHOOK_SECRET: secrets.webhookSecret,
+      // The public address and an identity provider's key set may carry credentials in their URLs too.
+      GLEANER_PUBLIC_URL: `http://pubuser:${secrets.publicUrlPassword}@127.0.0.1`,
+      GLEANER_OAUTH_JWKS_URL: `http://jwksuser:${secrets.jwksPassword}@127.0.0.1:${dead}/keys`,
       GLEANER_HTTP_TIMEOUT_MS: '10000',
       GLEANER_LOG_LEVEL: 'debug',
     };
