@@ -66,6 +66,11 @@ export class Gate {
     return this.rate.take(account.id, account.plan);
   }
 
+  /** The key's rate figures now, without taking a request (the console shows them). */
+  async rateStatus(account: AccountRecord): Promise<RateStatus> {
+    return this.rate.peek(account.id, account.plan);
+  }
+
   /** Starts the job runner: jobs are executed, settled and, if a process died under them (or they were cancelled before starting), refunded. */
   async startJobs(): Promise<void> {
     await this.services.jobs.start(

@@ -19,6 +19,7 @@ import { sendError } from './reply.js';
 import { logAccess, note } from './access.js';
 import { serveHealth, serveMetrics } from './operate.js';
 import { isOAuthPath, refuseOAuth } from './mcp/no-oauth.js';
+import { createConsoleHandler, isConsolePath } from './console/handler.js';
 
 export interface RunningServer {
   url: string;
@@ -55,6 +56,8 @@ export async function startHttpServer(app: App, options: { host: string; port: n
       ),
     onIdleClosed: ({ owner, sessionId, idleMs }) => app.log.info({ accountId: owner, sessionId, idleSeconds: Math.round(idleMs / 1000) }, 'MCP session closed after being idle'),
   });
+  // The web console (console/handler.ts). Its OAuth-clients section appears once given the OAuth server's approvals (oauthClients).
+  const webConsole = createConsoleHandler(app, { bodyDeadlineMs: timeouts.bodyDeadlineMs });
   const allowedHosts = new Set(['localhost', '127.0.0.1', '[::1]', ...app.config.GLEANER_ALLOWED_HOSTS]);
 
   const server = http.createServer(async (req, res) => {
@@ -68,6 +71,10 @@ export async function startHttpServer(app: App, options: { host: string; port: n
           throw new GleanerError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${pathname}; use GET.`, { headers: { Allow: 'GET' } });
         }
         await (pathname === '/healthz' ? serveHealth(app, res) : serveMetrics(res));
+        return;
+      }
+      if (isConsolePath(pathname)) {
+        await webConsole(req, res);
         return;
       }
       if (isOAuthPath(pathname)) {
