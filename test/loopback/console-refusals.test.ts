@@ -155,6 +155,25 @@ describe('console refusals', () => {
     expect((await fetch(`${server.baseUrl}/console/oauth-clients`, { headers: { cookie } })).status).toBe(404);
   });
 
+  it('a session started on one server is accepted by another on the same store, and its sign-out ends it on both', async () => {
+    const other = await startTestServer({ dataDir: server.dataDir });
+    try {
+      const { apiKey } = await server.app.services.accounts.create({ plan: 'Pro' });
+      const { cookie } = await signInWithoutKeysPage(apiKey);
+      const page = await fetch(`${other.baseUrl}/console`, { headers: { cookie }, redirect: 'manual' });
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('id="plan">Pro<');
+      // Signed out on the second server: the first refuses the cookie too.
+      const overview = await (await fetch(`${other.baseUrl}/console`, { headers: { cookie } })).text();
+      const csrf = /name="csrf" value="([^"]+)"/.exec(overview)![1];
+      const out = await fetch(`${other.baseUrl}/console/sign-out`, { method: 'POST', redirect: 'manual', headers: { cookie, origin: other.baseUrl, 'content-type': form }, body: new URLSearchParams({ csrf }) });
+      expect(out.status).toBe(303);
+      expect((await fetch(`${server.baseUrl}/console`, { headers: { cookie }, redirect: 'manual' })).status).toBe(303);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('a session cookie is Secure when the console is reached over https (a TLS proxy in front)', async () => {
     const blank = await fetch(`${server.baseUrl}/console/sign-in`, { headers: { 'x-forwarded-proto': 'https' } });
     expect(blank.headers.getSetCookie()[0]).toMatch(/; Secure$/);
