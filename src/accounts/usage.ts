@@ -61,7 +61,8 @@ export interface UsageEvent {
   jobId?: string;
 }
 
-const usageKey = (accountId: string) => `usage:${accountId}`;
+// Not `usage:`: the Redis ledger keeps each account's credit usage under that name (store/redis-store.ts).
+const usageKey = (accountId: string) => `usage-log:${accountId}`;
 const dayOf = (time: Date) => time.toISOString().slice(0, 10);
 const cut = (id: string | undefined) => (id === undefined ? undefined : id.slice(0, ID_CHARS));
 

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { consoleSession, formToken, postSignIn } from '../support/console-session.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -16,34 +17,13 @@ afterAll(async () => {
 
 const form = 'application/x-www-form-urlencoded';
 
-/** Signs in the way the sign-in form does; returns the session cookie and the session's form token. */
 async function signIn(key: string): Promise<{ cookie: string; csrf: string }> {
-  const blank = await fetch(`${server.baseUrl}/console/sign-in`);
-  const formCookie = blank.headers.getSetCookie()[0].split(';')[0];
-  const formToken = /name="csrf" value="([^"]+)"/.exec(await blank.text())![1];
-  const posted = await fetch(`${server.baseUrl}/console/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie: formCookie, origin: server.baseUrl, 'content-type': form },
-    body: new URLSearchParams({ csrf: formToken, key }),
-  });
-  expect(posted.status).toBe(303);
-  const cookie = posted.headers.getSetCookie().find((c) => c.startsWith('gleaner_console='))!.split(';')[0];
-  const overview = await fetch(`${server.baseUrl}/console/keys`, { headers: { cookie } });
-  const csrf = /name="csrf" value="([^"]+)"/.exec(await overview.text())![1];
-  return { cookie, csrf };
+  const cookie = await consoleSession(server.baseUrl, key);
+  return { cookie, csrf: await formToken(server.baseUrl, cookie) };
 }
 
 async function signInAttempt(key: string): Promise<{ status: number; message: string; setsSession: boolean }> {
-  const blank = await fetch(`${server.baseUrl}/console/sign-in`);
-  const formCookie = blank.headers.getSetCookie()[0].split(';')[0];
-  const formToken = /name="csrf" value="([^"]+)"/.exec(await blank.text())![1];
-  const posted = await fetch(`${server.baseUrl}/console/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie: formCookie, origin: server.baseUrl, 'content-type': form },
-    body: new URLSearchParams({ csrf: formToken, key }),
-  });
+  const posted = await postSignIn(server.baseUrl, key);
   const body = await posted.text();
   return {
     status: posted.status,
@@ -125,7 +105,7 @@ describe('console refusals', () => {
 
   it("a revoked key's session ends at once", async () => {
     const { account, apiKey } = await server.app.services.accounts.create({ plan: 'Pro' });
-    const { cookie } = await signInWithoutKeysPage(apiKey);
+    const { cookie } = await signIn(apiKey);
     expect((await fetch(`${server.baseUrl}/console`, { headers: { cookie }, redirect: 'manual' })).status).toBe(200);
     await server.app.services.accounts.revoke(account.id);
     const after = await fetch(`${server.baseUrl}/console`, { headers: { cookie }, redirect: 'manual' });
@@ -135,7 +115,7 @@ describe('console refusals', () => {
 
   it('every page carries the policy: no script, style from the stylesheet only, no framing, nothing cached', async () => {
     const { apiKey } = await server.app.services.accounts.create({ plan: 'Pro' });
-    const { cookie } = await signInWithoutKeysPage(apiKey);
+    const { cookie } = await signIn(apiKey);
     for (const path of ['/console/sign-in', '/console', '/console/usage', '/console/jobs', '/console/jobs/nope', '/console/keys']) {
       const res = await fetch(`${server.baseUrl}${path}`, { headers: { cookie }, redirect: 'manual' });
       const policy = res.headers.get('content-security-policy') ?? '';
@@ -159,7 +139,7 @@ describe('console refusals', () => {
     const other = await startTestServer({ dataDir: server.dataDir });
     try {
       const { apiKey } = await server.app.services.accounts.create({ plan: 'Pro' });
-      const { cookie } = await signInWithoutKeysPage(apiKey);
+      const { cookie } = await signIn(apiKey);
       const page = await fetch(`${other.baseUrl}/console`, { headers: { cookie }, redirect: 'manual' });
       expect(page.status).toBe(200);
       expect(await page.text()).toContain('id="plan">Pro<');
@@ -181,17 +161,3 @@ describe('console refusals', () => {
     expect(plain.headers.getSetCookie()[0]).not.toContain('Secure');
   });
 });
-
-/** Sign-in for a member (whose keys page is a 404): the session cookie only. */
-async function signInWithoutKeysPage(key: string): Promise<{ cookie: string }> {
-  const blank = await fetch(`${server.baseUrl}/console/sign-in`);
-  const formCookie = blank.headers.getSetCookie()[0].split(';')[0];
-  const formToken = /name="csrf" value="([^"]+)"/.exec(await blank.text())![1];
-  const posted = await fetch(`${server.baseUrl}/console/sign-in`, {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { cookie: formCookie, origin: server.baseUrl, 'content-type': form },
-    body: new URLSearchParams({ csrf: formToken, key }),
-  });
-  return { cookie: posted.headers.getSetCookie().find((c) => c.startsWith('gleaner_console='))!.split(';')[0] };
-}
