@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { consoleSession, formToken, postSignIn } from '../support/console-session.js';
+import { loadConfig } from '../../src/config.js';
+import { runKeysCommand } from '../../src/cli/keys.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -152,6 +154,22 @@ describe('console refusals', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('gleaner keys create --owner makes a key that manages keys in the console; without it, a member', async () => {
+    const created: string[] = [];
+    const write = process.stdout.write.bind(process.stdout);
+    const config = loadConfig({ GLEANER_DATA_DIR: server.dataDir, GLEANER_LOG_LEVEL: 'silent' });
+    process.stdout.write = ((chunk: string) => (created.push(String(chunk).trim()), true)) as typeof process.stdout.write;
+    try {
+      expect(await runKeysCommand(config, ['create', '--plan', 'Pro', '--owner'])).toBe(0);
+      expect(await runKeysCommand(config, ['create', '--plan', 'Pro'])).toBe(0);
+    } finally {
+      process.stdout.write = write;
+    }
+    const [owner, member] = created;
+    expect((await fetch(`${server.baseUrl}/console/keys`, { headers: { cookie: await consoleSession(server.baseUrl, owner) } })).status).toBe(200);
+    expect((await fetch(`${server.baseUrl}/console/keys`, { headers: { cookie: await consoleSession(server.baseUrl, member) } })).status).toBe(404);
   });
 
   it('a session cookie is Secure when the console is reached over https (a TLS proxy in front)', async () => {
