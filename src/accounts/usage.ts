@@ -70,36 +70,46 @@ function emptyRecord(): UsageRecord {
   return { calls: [], days: {} };
 }
 
-/** Adds `events` to `record` and drops what is past the bounds; pure, so SQLite runs it inside one transaction. */
-export function applyUsage(record: UsageRecord, events: Array<UsageEvent & { at: Date }>, now: Date): UsageRecord {
+/** Adds one event to a record (a process's buffer, before it is merged into the stored record). */
+export function addEvent(record: UsageRecord, event: UsageEvent, at: Date): void {
+  const operations = (record.days[dayOf(at)] ??= {});
+  const figures = (operations[event.operation] ??= { calls: 0, failed: 0, credits: 0 });
+  if (event.counts) figures.calls += 1;
+  if (event.failed) figures.failed += 1;
+  figures.credits += event.credits;
+  record.calls.push({
+    at: at.toISOString(),
+    operation: event.operation,
+    outcome: event.outcome,
+    credits: event.credits,
+    ...(event.requestId ? { requestId: cut(event.requestId) } : {}),
+    ...(event.jobId ? { jobId: cut(event.jobId) } : {}),
+  });
+  // Trimmed in halves, so a flood costs no more than a constant a call.
+  if (record.calls.length > RECENT_CALLS * 2) record.calls.splice(0, record.calls.length - RECENT_CALLS);
+}
+
+/** `record` plus what `added` holds, past the bounds dropped; pure, so SQLite runs it inside one transaction. */
+export function mergeUsage(record: UsageRecord, added: UsageRecord, now: Date): UsageRecord {
   const oldestDay = dayOf(new Date(now.getTime() - (KEEP_DAYS - 1) * DAY_MS));
   const days: UsageRecord['days'] = {};
-  for (const [day, operations] of Object.entries(record.days)) if (day >= oldestDay) days[day] = { ...operations };
-  const calls = [...record.calls];
-  for (const event of events) {
-    const day = dayOf(event.at);
-    if (day < oldestDay) continue;
-    const operations = (days[day] ??= {});
-    const figures = { ...(operations[event.operation] ?? { calls: 0, failed: 0, credits: 0 }) };
-    if (event.counts) figures.calls += 1;
-    if (event.failed) figures.failed += 1;
-    figures.credits += event.credits;
-    operations[event.operation] = figures;
-    calls.push({
-      at: event.at.toISOString(),
-      operation: event.operation,
-      outcome: event.outcome,
-      credits: event.credits,
-      ...(event.requestId ? { requestId: cut(event.requestId) } : {}),
-      ...(event.jobId ? { jobId: cut(event.jobId) } : {}),
-    });
+  for (const source of [record.days, added.days]) {
+    for (const [day, operations] of Object.entries(source)) {
+      if (day < oldestDay) continue;
+      const merged = (days[day] ??= {});
+      for (const [operation, figures] of Object.entries(operations)) {
+        const sum = merged[operation] ?? { calls: 0, failed: 0, credits: 0 };
+        merged[operation] = { calls: sum.calls + figures.calls, failed: sum.failed + figures.failed, credits: sum.credits + figures.credits };
+      }
+    }
   }
   const oldestCall = new Date(now.getTime() - KEEP_DAYS * DAY_MS).toISOString();
-  return { calls: calls.filter((entry) => entry.at >= oldestCall).slice(-RECENT_CALLS), days };
+  return { calls: [...record.calls, ...added.calls].filter((entry) => entry.at >= oldestCall).slice(-RECENT_CALLS), days };
 }
 
 export class UsageLog {
-  private pending = new Map<string, Array<UsageEvent & { at: Date }>>();
+  /** Per account, what this process noted since its last flush: counted at once, so a flood's figures stay exact. */
+  private pending = new Map<string, UsageRecord>();
   private timer?: NodeJS.Timeout;
   private flushing: Promise<void> = Promise.resolve();
 
@@ -111,12 +121,9 @@ export class UsageLog {
 
   /** Notes one event; it reaches the store within FLUSH_MS (or at flush()). Never throws. */
   record(event: UsageEvent): void {
-    const queue = this.pending.get(event.accountId) ?? [];
-    queue.push({ ...event, at: this.clock() });
-    // A flood between two flushes keeps its newest events only: the record keeps no more anyway.
-    // (Its day figures then miss the dropped calls: a bound on memory wins over an exact count.)
-    if (queue.length > RECENT_CALLS * 4) queue.splice(0, queue.length - RECENT_CALLS * 4);
-    this.pending.set(event.accountId, queue);
+    let buffer = this.pending.get(event.accountId);
+    if (!buffer) this.pending.set(event.accountId, (buffer = emptyRecord()));
+    addEvent(buffer, event, this.clock());
     if (!this.timer) {
       this.timer = setTimeout(() => void this.flush(), FLUSH_MS);
       this.timer.unref();
@@ -136,14 +143,14 @@ export class UsageLog {
   async read(accountId: string): Promise<UsageRecord> {
     const record = (await this.store.get<UsageRecord>(usageKey(accountId))) ?? emptyRecord();
     // Pruned on read too, so a key idle for weeks shows no stale days.
-    return applyUsage(record, [], this.clock());
+    return mergeUsage(record, emptyRecord(), this.clock());
   }
 
-  private async write(batch: Map<string, Array<UsageEvent & { at: Date }>>): Promise<void> {
-    for (const [accountId, events] of batch) {
+  private async write(batch: Map<string, UsageRecord>): Promise<void> {
+    for (const [accountId, added] of batch) {
       try {
         const now = this.clock();
-        await this.store.update<UsageRecord, void>(usageKey(accountId), (current) => ({ value: applyUsage(current ?? emptyRecord(), events, now), result: undefined }));
+        await this.store.update<UsageRecord, void>(usageKey(accountId), (current) => ({ value: mergeUsage(current ?? emptyRecord(), added, now), result: undefined }));
       } catch (error) {
         this.onError(error);
       }

@@ -1,11 +1,18 @@
 /** The console's pure parts: the usage log's bounds, the HTML escaping, the chart. */
 import { describe, expect, it } from 'vitest';
-import { applyUsage, KEEP_DAYS, RECENT_CALLS, type UsageEvent, type UsageRecord } from '../../src/accounts/usage.js';
+import { addEvent, mergeUsage, KEEP_DAYS, RECENT_CALLS, type UsageEvent, type UsageRecord } from '../../src/accounts/usage.js';
 import { html } from '../../src/surfaces/console/html.js';
 import { lastDays, usageChart } from '../../src/surfaces/console/chart.js';
 import { isOwner } from '../../src/accounts/roles.js';
 
 const DAY = 86_400_000;
+
+/** What the gate's events add to a record, as a process buffers and then writes them. */
+function applyUsage(record: UsageRecord, events: Array<UsageEvent & { at: Date }>, now: Date): UsageRecord {
+  const buffer: UsageRecord = { calls: [], days: {} };
+  for (const { at, ...rest } of events) addEvent(buffer, rest, at);
+  return mergeUsage(record, buffer, now);
+}
 const event = (at: Date, patch: Partial<UsageEvent> = {}): UsageEvent & { at: Date } => ({
   accountId: 'acct_1',
   operation: 'web_scrape',
@@ -26,6 +33,15 @@ describe('the usage log', () => {
     expect(record.calls).toHaveLength(RECENT_CALLS);
     expect(record.calls.at(-1)!.requestId).toBe('r0');
     expect(record.days['2026-11-27'].web_scrape).toEqual({ calls: RECENT_CALLS + 30, failed: 0, credits: RECENT_CALLS + 30 });
+  });
+
+  it("a flood between two writes keeps the buffer bounded and the day's figures exact", () => {
+    const buffer: UsageRecord = { calls: [], days: {} };
+    for (let i = 0; i < 10_000; i++) addEvent(buffer, event(now), now);
+    expect(buffer.calls.length).toBeLessThanOrEqual(RECENT_CALLS * 2);
+    const record = mergeUsage({ calls: [], days: {} }, buffer, now);
+    expect(record.days['2026-11-27'].web_scrape.calls).toBe(10_000);
+    expect(record.calls).toHaveLength(RECENT_CALLS);
   });
 
   it('drops days and calls older than KEEP_DAYS', () => {
