@@ -167,6 +167,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await jobs.close();
       await renderer.close();
       accounts.stop();
+      // The usage log buffers a fraction of a second of calls (accounts/usage.ts): written before the store closes.
+      await accounts.usage.flush();
       await rate.close();
       await http.close();
       await closeExtractPool();

@@ -9,6 +9,8 @@ import { GleanerError } from '../errors.js';
 import { PLANS, type PlanName } from './plans.js';
 import { creditPeriod, nextReset, systemClock, type Clock } from './clock.js';
 import { beat, HEARTBEAT_EVERY_MS, newOwnerId, ownerGone } from './owners.js';
+import { UsageLog } from './usage.js';
+import type { AccountRole } from './roles.js';
 
 export interface AccountRecord {
   id: string;
@@ -21,6 +23,8 @@ export interface AccountRecord {
   monthlyCredits?: number | null;
   createdAt: string;
   revokedAt?: string;
+  /** `owner` manages keys and plans in the console (roles.ts); absent on records older than roles. */
+  role?: AccountRole;
 }
 
 export interface Balance {
@@ -61,11 +65,15 @@ export class Accounts {
   private heartbeat?: NodeJS.Timeout;
   private sweeping?: Promise<number>;
   private lastSweep = 0;
+  /** Each key's recent calls and daily usage, written by the gate, read by the console. */
+  readonly usage: UsageLog;
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock = systemClock,
-  ) {}
+  ) {
+    this.usage = new UsageLog(store, clock);
+  }
 
   /**
    * Starts this process's heartbeat and the sweep that returns the credits of calls whose process
@@ -110,7 +118,7 @@ export class Accounts {
   }
 
   /** Creates an account and returns its key: the only time the key exists outside the caller. */
-  async create(options: { plan: PlanName; name?: string; monthlyCredits?: number | null }): Promise<{ account: AccountRecord; apiKey: string }> {
+  async create(options: { plan: PlanName; name?: string; monthlyCredits?: number | null; role?: AccountRole }): Promise<{ account: AccountRecord; apiKey: string }> {
     const apiKey = `gl_${randomBytes(24).toString('base64url')}`;
     const now = this.clock();
     const account: AccountRecord = {
@@ -121,6 +129,7 @@ export class Accounts {
       keyPrefix: apiKey.slice(0, 7),
       ...(options.monthlyCredits !== undefined ? { monthlyCredits: options.monthlyCredits } : {}),
       createdAt: now.toISOString(),
+      role: options.role ?? 'member',
     };
     await this.store.set(accountKey(account.id), account);
     await this.store.set(hashKey(account.keyHash), account.id);

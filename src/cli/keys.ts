@@ -43,17 +43,18 @@ function planArgument(text: string | undefined, missing: string, usage: string):
 }
 
 async function create(accounts: Accounts, args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { plan: { type: 'string' }, name: { type: 'string' }, credits: { type: 'string' } } });
-  const plan = planArgument(values.plan, '--plan', 'gleaner keys create --plan <plan> [--name <label>] [--credits <n>]');
+  const { values } = parseArgs({ args, options: { plan: { type: 'string' }, name: { type: 'string' }, credits: { type: 'string' }, owner: { type: 'boolean' } } });
+  const plan = planArgument(values.plan, '--plan', 'gleaner keys create --plan <plan> [--name <label>] [--credits <n>] [--owner]');
   let monthlyCredits: number | undefined;
   if (values.credits !== undefined) {
     monthlyCredits = Number(values.credits);
     if (!Number.isInteger(monthlyCredits) || monthlyCredits < 0) throw new GleanerError('INVALID_REQUEST', `--credits must be a whole number of credits, not "${values.credits}".`);
   }
-  const { account, apiKey } = await accounts.create({ plan, name: values.name, monthlyCredits });
+  // --owner: the key also manages keys and plans in the web console (accounts/roles.ts).
+  const { account, apiKey } = await accounts.create({ plan, name: values.name, monthlyCredits, role: values.owner ? 'owner' : 'member' });
   // The key alone on stdout, so a script can capture it; the rest is for the person.
   process.stdout.write(`${apiKey}\n`);
-  process.stderr.write(`Created key ${account.id} (${plan} plan). Store it now: it is not shown again.\n`);
+  process.stderr.write(`Created ${values.owner ? 'owner ' : ''}key ${account.id} (${plan} plan). Store it now: it is not shown again.\n`);
   return 0;
 }
 

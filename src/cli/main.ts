@@ -39,11 +39,12 @@ const COMMANDS: Record<string, Command> = {
   },
   keys: {
     summary: 'create, list, revoke and re-plan API keys',
-    usage: `gleaner keys create --plan <plan> [--name <label>] [--credits <monthly allowance>]
+    usage: `gleaner keys create --plan <plan> [--name <label>] [--credits <monthly allowance>] [--owner]
 gleaner keys list
 gleaner keys revoke <id>
 gleaner keys set-plan <id> <plan>
-  ${PLANS_LINE} "create" prints the key alone on stdout, once.`,
+  ${PLANS_LINE} "create" prints the key alone on stdout, once. --owner: the key also manages keys
+  and plans in the web console (/console).`,
     load: async () => (await import('./keys.js')).runKeysCommand,
   },
   doctor: {

@@ -22,9 +22,9 @@ export async function runServe(config: Config, args: string[]): Promise<number> 
   // The local owner (see local-owner.ts) has no key anyone holds: it does not count as one.
   const ownerId = await localOwnerId(store);
   if (!(await accounts.list()).some((account) => !account.revokedAt && account.id !== ownerId)) {
-    const { account, apiKey } = await accounts.create({ plan: 'Enterprise', name: 'owner' });
+    const { account, apiKey } = await accounts.create({ plan: 'Enterprise', name: 'owner', role: 'owner' });
     process.stdout.write(
-      `No API keys existed, so an owner key (Enterprise plan, id ${account.id}) was created. It is shown this once:\n\n  ${apiKey}\n\nSend it in the x-api-key header. Manage keys with "gleaner keys".\n\n`,
+      `No API keys existed, so an owner key (Enterprise plan, id ${account.id}) was created. It is shown this once:\n\n  ${apiKey}\n\nSend it in the x-api-key header. Manage keys with "gleaner keys" or sign in with it to the web console at /console.\n\n`,
     );
   }
   const server = await startHttpServer(app, { host, port });

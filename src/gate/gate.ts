@@ -13,7 +13,7 @@ import { costFloor, JobHandoff, reserveCost, runsAsJob, settleCost, type AnyOper
 import type { Services } from '../operations/services.js';
 import { describeIssues, inputParseOptions, unknownParameters } from './validation.js';
 import type { ChatModel } from '../ai/chat.js';
-import { recordCharge, recordFailure, recordJobEnd } from './observe.js';
+import { recordCharge, recordFailure, recordJobEnd, recordUsage } from './observe.js';
 
 export interface CallOptions {
   /** The caller's account: the surface checked its key (or vouched for the stdio local owner) once. */
@@ -66,6 +66,11 @@ export class Gate {
     return this.rate.take(account.id, account.plan);
   }
 
+  /** The key's rate figures now, without taking a request (the console shows them). */
+  async rateStatus(account: AccountRecord): Promise<RateStatus> {
+    return this.rate.peek(account.id, account.plan);
+  }
+
   /** Starts the job runner: jobs are executed, settled and, if a process died under them (or they were cancelled before starting), refunded. */
   async startJobs(): Promise<void> {
     await this.services.jobs.start(
@@ -82,6 +87,17 @@ export class Gate {
 
   async call(operation: AnyOperation, rawInput: unknown, options: CallOptions): Promise<CallResult> {
     const requestId = options.requestId ?? randomUUID();
+    try {
+      return await this.callOnce(operation, rawInput, options, requestId);
+    } catch (error) {
+      // Refused calls too (plan, input, rate, credits): the key's holder sees why a call failed.
+      const code = toGleanerError(error).code;
+      recordUsage(this.services.accounts.usage, { accountId: options.account.id, operation: operation.name, outcome: code, credits: 0, counts: true, failed: true, requestId });
+      throw error;
+    }
+  }
+
+  private async callOnce(operation: AnyOperation, rawInput: unknown, options: CallOptions, requestId: string): Promise<CallResult> {
     const { account } = options;
 
     if (!planAtLeast(account.plan, operation.plan)) {
@@ -111,6 +127,7 @@ export class Gate {
         });
         // A client's model lives only as long as its session: it is lent to the job in memory.
         if (options.sampling) this.samplers.set(job.jobId, options.sampling);
+        recordUsage(this.services.accounts.usage, { accountId: account.id, operation: operation.name, outcome: 'job started', credits: 0, counts: true, failed: false, requestId, jobId: job.jobId });
         return {
           status,
           body: { ...publicJob(job), message: `Job started. Poll GET /v1/jobs/${job.jobId} every 2 to 5 seconds until it is completed or failed.` },
@@ -148,6 +165,7 @@ export class Gate {
         }
       }
       recordCharge(operation.name, charged);
+      recordUsage(this.services.accounts.usage, { accountId: account.id, operation: operation.name, outcome: 'ok', credits: charged, counts: true, failed: false, requestId });
       const status = options.inline ? 200 : (operation.http.successStatus ?? 200);
       return { status, body: result, headers: this.headers(rate, charged, balance), account };
     } catch (error) {
@@ -217,18 +235,25 @@ export class Gate {
       const result = await operation.run(job.input, this.context(account, requestId, { onProgress: run.report, sampling, signal: run.signal }, held, job.jobId));
       // Settled only while this process still holds the job: one that was taken over was refunded there.
       if (!(await run.confirm())) throw new LeaseLost(job.jobId);
+      let charged = 0;
       if (held.reservation) {
         // A cancelled job's result is the part done before it stopped: that part is charged.
         const actual = Math.max(0, Math.min(settleCost(operation.cost, job.input, result, this.services.config), held.reservation.amount));
-        await this.services.accounts.settle(held.reservation, actual);
+        ({ charged } = await this.services.accounts.settle(held.reservation, actual));
         recordCharge(job.operation, actual);
         await this.services.jobs.updateMeta(job.jobId, { creditsUsed: actual });
       }
+      const cancelled = run.cancelled();
+      recordUsage(this.services.accounts.usage, { accountId: job.ownerId, operation: job.operation, outcome: cancelled ? 'job cancelled' : 'job completed', credits: charged, counts: false, failed: false, requestId: String(job.meta.requestId ?? job.jobId), jobId: job.jobId });
       // A cancelled job's result is the part done before the cancel: it ended cancelled, not completed.
-      recordJobEnd(this.services.log, job, run.cancelled() ? 'cancelled' : 'completed', started);
+      recordJobEnd(this.services.log, job, cancelled ? 'cancelled' : 'completed', started);
       return result;
     } catch (error) {
-      if (!(error instanceof LeaseLost) && (await run.confirm())) await held.releaseAll();
+      if (!(error instanceof LeaseLost) && (await run.confirm())) {
+        await held.releaseAll();
+        const code = toGleanerError(error).code;
+        recordUsage(this.services.accounts.usage, { accountId: job.ownerId, operation: job.operation, outcome: `job failed: ${code}`, credits: 0, counts: false, failed: true, requestId: String(job.meta.requestId ?? job.jobId), jobId: job.jobId });
+      }
       // A job taken over is recorded by the process that took it (see startJobs), not twice.
       if (error instanceof LeaseLost) throw error;
       if (run.cancelled()) recordJobEnd(this.services.log, job, 'cancelled', started);

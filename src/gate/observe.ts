@@ -5,11 +5,17 @@
 import type { Logger } from '../log.js';
 import type { GleanerError } from '../errors.js';
 import type { JobRecord } from '../jobs/jobs.js';
+import type { UsageEvent, UsageLog } from '../accounts/usage.js';
 import { creditsChargedTotal, jobDurationSeconds, jobsTotal, upstreamFailuresTotal } from '../observability/metrics.js';
 import { PLATFORMS, platformOfHost } from '../net/egress.js';
 
 export function recordCharge(operation: string, credits: number): void {
   if (credits > 0) creditsChargedTotal.inc({ operation }, credits);
+}
+
+/** Notes a call or a job's end in the key's usage log (accounts/usage.ts): the only writer of it. */
+export function recordUsage(usage: UsageLog, event: UsageEvent): void {
+  usage.record(event);
 }
 
 /** Counts and logs an UPSTREAM_* failure; hands the error back so the caller can rethrow it. */

@@ -7,7 +7,7 @@ import type { Logger } from '../log.js';
 import { requestsTotal } from '../observability/metrics.js';
 
 export interface RequestNote {
-  surface?: 'rest' | 'mcp_http' | 'ops';
+  surface?: 'rest' | 'mcp_http' | 'ops' | 'console';
   operation?: string;
   /** The route pattern (`/v1/jobs/{jobId}`), never the raw URL with its query. */
   route?: string;

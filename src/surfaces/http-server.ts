@@ -20,6 +20,8 @@ import { logAccess, note } from './access.js';
 import { serveHealth, serveMetrics } from './operate.js';
 import { handleOAuth, isOAuthRoute } from './oauth/routes.js';
 import { authenticateMcp } from './oauth/mcp-auth.js';
+import { createConsoleHandler, isConsolePath } from './console/handler.js';
+import type { OAuthClientsSource } from './console/oauth-slot.js';
 
 export interface RunningServer {
   url: string;
@@ -60,6 +62,8 @@ export async function startHttpServer(app: App, options: { host: string; port: n
       ),
     onIdleClosed: ({ owner, sessionId, idleMs }) => app.log.info({ accountId: owner, sessionId, idleSeconds: Math.round(idleMs / 1000) }, 'MCP sampling session closed after being idle'),
   });
+  // The web console (console/handler.ts), with the OAuth server's approvals of each key (an external issuer keeps its own).
+  const webConsole = createConsoleHandler(app, { bodyDeadlineMs: timeouts.bodyDeadlineMs, oauthClients: app.oauth.external ? undefined : oauthClientsOf(app) });
   const allowedHosts = new Set(['localhost', '127.0.0.1', '[::1]', ...app.config.GLEANER_ALLOWED_HOSTS]);
 
   const server = http.createServer(async (req, res) => {
@@ -73,6 +77,10 @@ export async function startHttpServer(app: App, options: { host: string; port: n
           throw new GleanerError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${pathname}; use GET.`, { headers: { Allow: 'GET' } });
         }
         await (pathname === '/healthz' ? serveHealth(app, res) : serveMetrics(res));
+        return;
+      }
+      if (isConsolePath(pathname)) {
+        await webConsole(req, res);
         return;
       }
       if (isOAuthRoute(pathname)) {
@@ -167,4 +175,15 @@ function answerClientError(error: NodeJS.ErrnoException, socket: import('node:st
   socket.end(
     `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
   );
+}
+
+/** The OAuth grants of a key as the console's OAuth-clients section reads them (console/oauth-slot.ts). */
+function oauthClientsOf(app: App): OAuthClientsSource {
+  return {
+    list: async (accountId) =>
+      (await app.oauth.grants.list(accountId)).map((grant) => ({ grantId: grant.grantId, clientId: grant.clientId, name: grant.clientName, approvedAt: grant.approvedAt, ...(grant.lastUsedAt ? { lastUsedAt: grant.lastUsedAt } : {}) })),
+    revoke: async (accountId, grantId) => {
+      if (!(await app.oauth.grants.revoke(accountId, grantId))) throw new GleanerError('NOT_FOUND', 'No OAuth client with that approval is approved for this key.');
+    },
+  };
 }
