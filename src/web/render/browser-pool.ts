@@ -37,7 +37,7 @@ import { findChildByMarker, watchRendererMemory } from './memory-watch.js';
 import { NO_WEBRTC_SCRIPT, WEBRTC_LAUNCH_ARGS } from './webrtc.js';
 import { deadlineRace, settlesWithin } from './deadline.js';
 import { megabytes, PAGE_MAX_BYTES } from '../fetch-page.js';
-import { DOM_SIZE_SCRIPT } from './dom-size.js';
+import { domSizeScript } from './dom-size.js';
 
 /**
  * Flags for a local Chromium that work as root in a container: no sandbox (root cannot have one),
@@ -56,6 +56,8 @@ export function launchArgs(memoryMb: number): string[] {
     '--disable-sync',
     '--disable-dev-shm-usage',
     ...WEBRTC_LAUNCH_ARGS,
+    // The browser resolves no name itself: routed requests need no DNS, and nothing else should reach out.
+    '--host-resolver-rules=MAP * ~NOTFOUND',
     `--js-flags=--max-old-space-size=${memoryMb}`,
   ];
 }
@@ -64,7 +66,7 @@ export function launchArgs(memoryMb: number): string[] {
  * The contexts' proxy is a closed loopback port with no bypass: the route answers every request
  * before it would reach a proxy, so only a request the route did not see would use it, and fails.
  */
-const DEAD_PROXY = { server: 'http://127.0.0.1:1', bypass: '' };
+export const DEAD_PROXY = { server: 'http://127.0.0.1:1', bypass: '' };
 
 const CONTEXT_OPTIONS: BrowserContextOptions = {
   acceptDownloads: false,
@@ -509,7 +511,7 @@ export class Renderer implements PageRenderer {
   /** The DOM serialised, once its size is known to be within the page cap (a DOM over it is never serialised). */
   private async readDom(page: Page, url: string, bound: <T>(work: Promise<T>) => Promise<T>): Promise<string> {
     const cap = this.maxHtmlBytes;
-    const size = await bound(page.evaluate(DOM_SIZE_SCRIPT, cap));
+    const size = await bound(page.evaluate(domSizeScript(cap)));
     const tooLarge = () =>
       new GleanerError('PAYLOAD_TOO_LARGE', `${url} built a page larger than Gleaner reads once rendered: ${megabytes(cap)} for a web page. Nothing was charged.`);
     if (typeof size === 'number' && size > cap) throw tooLarge();
