@@ -200,8 +200,10 @@ export class Renderer implements PageRenderer {
         return await session.render(url, options);
       } catch (error) {
         // The browser died under this page (killed, crashed) before Playwright reported it: start a
-        // new one and try the page once more.
-        if (attempt > 1 || this.closed || !(await this.forgetDeadBrowser(error))) throw error;
+        // new one and try the page once more. A render that was cut (its deadline, its size, its
+        // memory, a refused navigation) is not tried again: the browser may have been killed for it.
+        const cut = error instanceof GleanerError && error.code !== 'UPSTREAM_UNAVAILABLE';
+        if (attempt > 1 || this.closed || cut || !(await this.forgetDeadBrowser(error))) throw error;
       } finally {
         await session.close();
       }
@@ -376,6 +378,7 @@ export class Renderer implements PageRenderer {
       browser.on('disconnected', () => {
         // A crash (or a remote browser going away): the next page launches a new one.
         if (this.browser === current) this.browser = undefined;
+        if (this.marker === marker) this.stopWatch?.();
         if (!this.closed) this.options.log?.warn({ browser: target.kind }, 'The rendering browser went away; it is started again for the next page');
       });
       this.failure = undefined;
