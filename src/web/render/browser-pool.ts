@@ -86,6 +86,8 @@ const RELAUNCH_BACKOFF_MS = 15_000;
 const TAB_MAX_RENDERS = 50;
 /** How long a page (then its context, then the browser) is given to close once its render is over or cut. */
 const CLOSE_GRACE_MS = 3_000;
+/** The least time a running browser is given to open a context and a tab before it is taken for hung. */
+const OPEN_MIN_MS = 30_000;
 /** The part of the page deadline kept for reading the DOM after the waits (at most). */
 const READ_RESERVE_MS = 2_000;
 
@@ -250,6 +252,17 @@ export class Renderer implements PageRenderer {
     if (await settlesWithin(state.context.close(), CLOSE_GRACE_MS)) return;
     this.options.log?.warn('A browser context did not close in time; the browser is restarted');
     await this.restart(state.browser);
+  }
+
+  /** The browser, launched (or connected to) if it is not yet. */
+  ready(): Promise<Browser> {
+    return this.running();
+  }
+
+  /** Restarts the browser in use, if one is running (it stopped answering). */
+  async restartCurrent(): Promise<void> {
+    const current = await this.browser?.catch(() => undefined);
+    if (current) await this.restart(current);
   }
 
   /** Drops `browser` (killing a local one's process) so that the next page starts a new one. */
@@ -598,8 +611,7 @@ export class RenderSession implements PageRenderer {
     }
     try {
       if (this.closed) throw new GleanerError('UPSTREAM_UNAVAILABLE', `Rendering ${url} was stopped.`);
-      const state = await this.context();
-      const tab = state.idle.pop() ?? (await this.renderer.newTab(state));
+      const { state, tab } = await this.openTab(url, options.signal);
       let healthy = false;
       try {
         const page = await this.renderer.renderIn(tab, url, options, this.deadline);
@@ -626,6 +638,28 @@ export class RenderSession implements PageRenderer {
     this.closed = true;
     const state = await this.state?.catch(() => undefined);
     if (state && !state.closed) await this.renderer.reclaimContext(state);
+  }
+
+  /**
+   * This call's context and a tab in it, once the browser runs (its launch has a limit of its own),
+   * within the page deadline (30 s at least): a browser that stopped answering (running, but opening
+   * nothing) is killed and started again rather than waited for.
+   */
+  private async openTab(url: string, signal: AbortSignal | undefined): Promise<{ state: ContextState; tab: Tab }> {
+    await this.renderer.ready();
+    const limit = AbortSignal.timeout(Math.max(this.renderer.timeoutMs, OPEN_MIN_MS));
+    const opening = signal ? AbortSignal.any([signal, limit]) : limit;
+    let state: ContextState | undefined;
+    try {
+      state = await deadlineRace(this.context(), opening);
+      const tab = state.idle.pop() ?? (await deadlineRace(this.renderer.newTab(state), opening));
+      return { state, tab };
+    } catch (error) {
+      if (signal?.aborted) throw new GleanerError('UPSTREAM_UNAVAILABLE', `Rendering ${url} was stopped.`, { cause: error });
+      if (!limit.aborted) throw error;
+      await this.renderer.restartCurrent();
+      throw new GleanerError('UPSTREAM_UNAVAILABLE', `The rendering browser did not open a page for ${url} in time; it is started again for the next page.`, { cause: error });
+    }
   }
 
   private overTime(url: string): GleanerError {
