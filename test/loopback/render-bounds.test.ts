@@ -13,6 +13,7 @@
  * Needs a Chromium (Debian's /usr/bin/chromium in CI); without one the file is skipped and says why.
  */
 import dgram from 'node:dgram';
+import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -266,6 +267,37 @@ describe.skipIf(Boolean(noBrowser))('bounded rendering', () => {
     expect(next.body.rendered).toBe(true);
   }, 120_000);
 
+  it('a browser that stops answering (SIGSTOP) is killed once its page will not close, and the next page renders in a new one', async () => {
+    const key = await server.createKey('Pro', { credits: 100 });
+    const warm = await server.request('GET', `/v1/web/scrape?${q({ url: 'http://hostile.test/ordinary', render: 'always' })}`, { apiKey: key });
+    expect(warm.status, JSON.stringify(warm.body)).toBe(200);
+    const [stuck] = browserProcesses();
+    expect(stuck, 'the browser runs as a child of this process').toBeGreaterThan(0);
+    const id = await accountOf(key);
+    const pending = server.request('GET', `/v1/web/scrape?${q({ url: 'http://hostile.test/busy/2', render: 'always' })}`, { apiKey: key });
+    while (renderer.slots.holding(id) < 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    process.kill(stuck!, 'SIGSTOP');
+    try {
+      const res = await pending;
+      // Stopped mid-render: the page deadline (504); stopped before its tab opened: the open's limit (503).
+      expect([504, 503], JSON.stringify(res.body)).toContain(res.status);
+      expect(['UPSTREAM_TIMEOUT', 'UPSTREAM_UNAVAILABLE']).toContain(res.body.error.code);
+      expect(renderer.slots.holding(id)).toBe(0);
+    } finally {
+      // Already killed when the render gave up on it; resumed in case it was not, so nothing is left stopped.
+      try {
+        process.kill(stuck!, 'SIGCONT');
+      } catch {
+        // gone
+      }
+    }
+    expect(browserProcesses()).not.toContain(stuck);
+    const next = await server.request('GET', `/v1/web/scrape?${q({ url: 'http://hostile.test/ordinary', render: 'always' })}`, { apiKey: key });
+    expect(next.status, JSON.stringify(next.body)).toBe(200);
+    expect(next.body.rendered).toBe(true);
+    expect(await credits(key)).toBe(96);
+  }, 180_000);
+
   it('a 100 MB DOM is refused before it is serialised: 413 PAYLOAD_TOO_LARGE, charged nothing, with render=always and auto', async () => {
     const key = await server.createKey('Pro', { credits: 100 });
     for (const render of ['always', 'auto']) {
@@ -344,3 +376,20 @@ describe.skipIf(Boolean(noBrowser))('bounded rendering', () => {
     }
   }, 120_000);
 });
+
+/** The browsers this process launched: its children whose command line carries Gleaner's marker. */
+function browserProcesses(): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const zombie = stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+      if (ppid === process.pid && !zombie && fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('--gleaner-browser=')) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}

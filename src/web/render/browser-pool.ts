@@ -457,7 +457,10 @@ export class Renderer implements PageRenderer {
         if (response) status = response.status();
       } catch (error) {
         if (signal.aborted) throw error;
-        if (page.url() === 'about:blank' || !isTimeout(error)) {
+        if (isTimeout(error) && page.url() === 'about:blank') {
+          throw new GleanerError('UPSTREAM_TIMEOUT', `The browser did not load ${url} within ${timeoutMs} ms (GLEANER_RENDER_TIMEOUT_MS); the page was stopped.`, { cause: error });
+        }
+        if (!isTimeout(error)) {
           throw new GleanerError('UPSTREAM_ERROR', `The browser could not load ${url}: ${String((error as Error).message).split('\n')[0]}`, { cause: error });
         }
         warnings.push(`The page did not finish loading within ${timeoutMs} ms; what it showed by then was read.`);
