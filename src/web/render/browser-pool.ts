@@ -428,8 +428,9 @@ export class Renderer implements PageRenderer {
     const deadline = Math.min(started + timeoutMs, sessionDeadline);
     const cutBySession = sessionDeadline < started + timeoutMs;
     // The waits end a little before the deadline, so that what the page shows by then can still be read.
-    const waitsEnd = deadline - Math.min(READ_RESERVE_MS, (deadline - started) / 4);
-    const remaining = () => Math.max(1, waitsEnd - Date.now());
+    const waitsEnd = deadline - Math.min(READ_RESERVE_MS, Math.floor((deadline - started) / 4));
+    // Whole milliseconds: Playwright refuses a fractional timeout.
+    const remaining = () => Math.max(1, Math.floor(waitsEnd - Date.now()));
     const timeout = AbortSignal.timeout(Math.max(1, deadline - started));
     const crash = new AbortController();
     const signal = AbortSignal.any(options.signal ? [options.signal, timeout, crash.signal] : [timeout, crash.signal]);
