@@ -149,7 +149,7 @@ const schema = z.object({
   /** Longest one page may take in the browser (navigation, scripts, waitFor), in milliseconds. */
   GLEANER_RENDER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(20_000),
   /** Render slots one key (account) may hold at once; default half of GLEANER_RENDER_CONCURRENCY, rounded up. */
-  GLEANER_RENDER_CONCURRENCY_PER_KEY: z.coerce.number().int().min(1).max(64).optional(),
+  GLEANER_RENDER_CONCURRENCY_PER_ACCOUNT: z.coerce.number().int().min(1).max(64).optional(),
   /** Longest one crawl's or map's rendering may take as a whole, in milliseconds; later pages are not rendered. */
   GLEANER_RENDER_CRAWL_TIMEOUT_MS: z.coerce.number().int().min(1000).max(24 * 3600_000).default(600_000),
   /** Memory of one renderer process, in MB: its JavaScript heap, and (Linux) its resident memory, over which it is stopped. */

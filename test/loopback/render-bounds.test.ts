@@ -198,7 +198,7 @@ describe.skipIf(Boolean(noBrowser))('bounded rendering', () => {
       env: {
         GLEANER_UPSTREAM_OVERRIDES: `hostile.test=${site.origin}`,
         GLEANER_RENDER_CONCURRENCY: '4',
-        GLEANER_RENDER_CONCURRENCY_PER_KEY: '2',
+        GLEANER_RENDER_CONCURRENCY_PER_ACCOUNT: '2',
         GLEANER_RENDER_TIMEOUT_MS: String(PAGE_TIMEOUT_MS),
         GLEANER_RENDER_CRAWL_TIMEOUT_MS: String(CRAWL_TIMEOUT_MS),
         GLEANER_RENDER_MEMORY_MB: '512',

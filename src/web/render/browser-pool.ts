@@ -98,7 +98,7 @@ export interface RendererOptions {
   /** GLEANER_BROWSER_WS_URL */
   wsUrl?: string;
   concurrency: number;
-  /** GLEANER_RENDER_CONCURRENCY_PER_KEY: slots one owner (account) may hold at once. */
+  /** GLEANER_RENDER_CONCURRENCY_PER_ACCOUNT: slots one owner (account) may hold at once. */
   concurrencyPerOwner?: number;
   timeoutMs: number;
   /** GLEANER_RENDER_CRAWL_TIMEOUT_MS: the longest one crawl's or map's rendering may take as a whole. */
