@@ -17,7 +17,8 @@ const ARTICLE = /was built in the browser/;
 
 async function gleaner(): Promise<{ pages: number; withArticle: number }> {
   const http = new HttpClient({ overrides: [], allowPrivate: true, perHostConcurrency: 8 });
-  const renderer = new Renderer({ http, browserPath, concurrency, timeoutMs: 20_000 });
+  // One crawler alone: all the slots are its own, as Crawlee's are (a server shares them between keys).
+  const renderer = new Renderer({ http, browserPath, concurrency, concurrencyPerOwner: concurrency, timeoutMs: 20_000 });
   const result = await crawlSite(http, `${origin}/`, { mode: 'recursive', maxPages, format: 'markdown', concurrency, render: { mode: 'auto', renderer } });
   await renderer.close();
   await http.close();

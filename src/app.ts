@@ -129,7 +129,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     browserPath: config.GLEANER_BROWSER_PATH,
     wsUrl: config.GLEANER_BROWSER_WS_URL,
     concurrency: config.GLEANER_RENDER_CONCURRENCY,
+    concurrencyPerOwner: config.GLEANER_RENDER_CONCURRENCY_PER_ACCOUNT,
     timeoutMs: config.GLEANER_RENDER_TIMEOUT_MS,
+    sessionTimeoutMs: config.GLEANER_RENDER_CRAWL_TIMEOUT_MS,
+    memoryMb: config.GLEANER_RENDER_MEMORY_MB,
     log,
   });
   const services: Services = { config, store, accounts, jobs, http, log, chat, stt, renderer };

@@ -148,6 +148,12 @@ const schema = z.object({
   GLEANER_RENDER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Longest one page may take in the browser (navigation, scripts, waitFor), in milliseconds. */
   GLEANER_RENDER_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(20_000),
+  /** Render slots one key (account) may hold at once; default half of GLEANER_RENDER_CONCURRENCY, rounded up. */
+  GLEANER_RENDER_CONCURRENCY_PER_ACCOUNT: z.coerce.number().int().min(1).max(64).optional(),
+  /** Longest one crawl's or map's rendering may take as a whole, in milliseconds; later pages are not rendered. */
+  GLEANER_RENDER_CRAWL_TIMEOUT_MS: z.coerce.number().int().min(1000).max(24 * 3600_000).default(600_000),
+  /** Memory of one renderer process, in MB: its JavaScript heap, and (Linux) its resident memory, over which it is stopped. */
+  GLEANER_RENDER_MEMORY_MB: z.coerce.number().int().min(64).max(16_384).default(1024),
   /**
    * The address people and clients reach this server at (https behind a proxy). It is the OAuth
    * issuer and makes /mcp the protected resource; unset, they follow the request's Host header.

@@ -42,6 +42,7 @@ export function renderChoice(input: RenderInput, ctx: OperationContext, paidUpFr
     mode: input.render,
     waitFor: waitForValue(input.waitFor),
     renderer: ctx.services.renderer,
+    owner: ctx.account.id,
     pay: prepaid ? undefined : () => ctx.reserveCredits(price),
   };
 }

@@ -140,7 +140,7 @@ export async function crawlSite(http: HttpClient, url: string, options: CrawlOpt
 
   let attempts = 0;
   // The crawl's pages render in one browser context of its own, its tabs reused from page to page.
-  const session = render.renderer instanceof Renderer ? render.renderer.session() : undefined;
+  const session = render.renderer instanceof Renderer ? render.renderer.session({ owner: render.owner }) : undefined;
   if (session) render = { ...render, renderer: session };
   try {
     await drainQueue(

@@ -37,11 +37,11 @@ export interface FetchPageOptions {
 }
 
 /** Page bodies larger than this are refused (PAYLOAD_TOO_LARGE); real articles are far smaller. */
-const PAGE_MAX_BYTES = 10 * 1024 * 1024;
+export const PAGE_MAX_BYTES = 10 * 1024 * 1024;
 /** GLEANER_DOCUMENT_MAX_BYTES's default, for callers without the configuration at hand. */
 const DOCUMENT_MAX_BYTES = 20 * 1024 * 1024;
 
-const megabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
+export const megabytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
 
 function tooLarge(url: string, documentMaxBytes: number, cause?: unknown): GleanerError {
   return new GleanerError(

@@ -103,7 +103,7 @@ export async function mapSite(http: HttpClient, url: string, options: MapOptions
   const more = () => found.size < options.limit && fetched.size < options.limit && Date.now() < deadline && !options.signal?.aborted;
   // The map's pages render in one browser context of its own, its tabs reused from page to page.
   let render: RenderChoice = options.render ?? NEVER_RENDER;
-  const session = render.renderer instanceof Renderer ? render.renderer.session(options.lang) : undefined;
+  const session = render.renderer instanceof Renderer ? render.renderer.session({ lang: options.lang, owner: render.owner }) : undefined;
   if (session) render = { ...render, renderer: session };
   try {
     await drainQueue(queue, options.concurrency ?? 6, visit, more);

@@ -20,6 +20,8 @@ export interface RenderChoice {
   waitFor?: number | string;
   /** The app's renderer (or a call's session of it); absent means no browser. */
   renderer?: PageRenderer;
+  /** Who the renders are for (the account): render slots are shared fairly between owners. */
+  owner?: string;
   /**
    * Pays for one render before it starts (reserves its credits): throws CREDITS_EXHAUSTED when it
    * cannot; resolves false when the caller's own share of renders is used up (the page is read plainly).
@@ -69,10 +71,12 @@ export async function loadPage(http: HttpClient, url: string, choice: RenderChoi
       prefetched: { url: plain.url, status: plain.status, headers: plain.headers, html: plain.text },
       waitFor: choice.waitFor,
       lang: options.lang,
+      owner: choice.owner,
       signal: options.signal,
     });
   } catch (error) {
-    if (choice.mode === 'always' || options.signal?.aborted || (isGleanerError(error) && error.code === 'INVALID_REQUEST')) throw error;
+    // A DOM over the page cap is refused as a page over the cap is, whatever the mode.
+    if (choice.mode === 'always' || options.signal?.aborted || (isGleanerError(error) && (error.code === 'INVALID_REQUEST' || error.code === 'PAYLOAD_TOO_LARGE'))) throw error;
     const reason = isGleanerError(error) ? error.message : 'the browser failed';
     return fallback(plain, challenge, `The page looks like ${why} but rendering failed (${reason}). The HTML the server sent was read instead.`);
   }

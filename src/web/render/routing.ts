@@ -52,6 +52,8 @@ export class PageTraffic {
   readonly refusedHosts = new Set<string>();
   failed = 0;
   overLimit = 0;
+  /** A navigation of the page's main frame the guard refused (a script sending the page to loopback): the render fails. */
+  refusedNavigation?: string;
   private lastSettled = Date.now();
   private readonly waiters = new Set<() => void>();
 
@@ -136,6 +138,7 @@ export async function routeThroughClient(context: BrowserContext, http: HttpClie
     } catch (error) {
       const refused = isGleanerError(error) && error.code === 'URL_NOT_ALLOWED';
       if (refused) traffic.refusedHosts.add(hostOf(url));
+      if (refused && isMainNavigation(request)) traffic.refusedNavigation = url;
       else traffic.failed++;
       await route.abort(refused ? 'blockedbyclient' : 'failed').catch(() => undefined);
     } finally {
