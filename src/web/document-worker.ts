@@ -1,6 +1,7 @@
 /**
- * The body of a document thread (see document-pool.ts): one PDF or Word file in, its page or its
- * metadata out. Failures come back as values: an Error crossing the thread boundary loses its kind.
+ * The work of a document reader process (document-child.ts, document-process.ts): one PDF or Word
+ * file in, its page or its metadata out. Failures come back as values: an Error crossing the
+ * process boundary loses its kind.
  */
 import type { Metadata } from '../model/content.js';
 import type { DocumentType } from './document-type.js';
@@ -10,8 +11,8 @@ import { documentMetadata, renderDocument } from './document-render.js';
 import { readPdf, readPdfInfo } from './pdf.js';
 import { readDocx, readDocxInfo } from './docx.js';
 
-// stdout carries the MCP protocol in stdio mode, and a worker's console writes to the process's
-// stdout: anything the libraries print goes to stderr instead.
+// stdout carries the MCP protocol in stdio mode: anything the libraries print goes to stderr
+// (the reader's stdout is the server's stderr as well).
 console.log = console.info = console.debug = console.error;
 
 export interface DocumentTask {

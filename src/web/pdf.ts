@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { DocumentUnreadable, escapeHtml, type DocumentInfo, type ReadDocument } from './document-read.js';
 import { normalizeUrl } from './urls.js';
+import { oversizedStream } from './pdf-streams.js';
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 
@@ -187,6 +188,8 @@ async function infoOf(pdfjs: PdfJs, doc: Awaited<ReturnType<PdfJs['getDocument']
 }
 
 async function openPdf(bytes: Uint8Array, url: string) {
+  const bomb = await oversizedStream(bytes);
+  if (bomb) throw new DocumentUnreadable(`${url} was not read as a PDF: ${bomb}.`);
   const pdfjs = await loadPdfJs();
   const task = pdfjs.getDocument({
     data: bytes,

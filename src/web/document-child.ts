@@ -1,0 +1,10 @@
+/**
+ * The entry of a document reader process (document-process.ts): reads the documents the server
+ * sends, one at a time, and sends back each outcome. It exits when the server goes away.
+ */
+import readDocumentTask, { type DocumentTask } from './document-worker.js';
+
+process.on('message', (task: DocumentTask) => {
+  void readDocumentTask(task).then((outcome) => process.send?.(outcome));
+});
+process.on('disconnect', () => process.exit(0));
