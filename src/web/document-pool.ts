@@ -58,11 +58,11 @@ const waitFor = (timeoutMs: number) => 2 * timeoutMs;
 async function run(task: DocumentTask, limits: DocumentLimits): Promise<DocumentOutcome> {
   const timeoutMs = limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const kind = task.type === 'pdf' ? 'PDF' : 'Word document';
-  // The deadline starts when a reader takes the document: documents waiting (as in a crawl of many
-  // PDFs) do not use up their time.
+  // The deadline starts when a ready reader takes the document: documents waiting (as in a crawl
+  // of many PDFs), and a reader starting, do not use up its time.
   const release = await slots.acquire({ owner: limits.owner ?? 'anonymous', waitMs: waitFor(timeoutMs), signal: limits.signal, what: `the ${kind} at ${task.url}` });
   try {
-    return await reader().run(task, { deadline: AbortSignal.timeout(timeoutMs), signal: limits.signal });
+    return await reader().run(task, { timeoutMs, signal: limits.signal });
   } catch (error) {
     if (!(error instanceof ReaderStopped)) throw error;
     if (error.reason === 'aborted') throw limits.signal?.reason ?? error;

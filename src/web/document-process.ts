@@ -24,6 +24,8 @@ const WATCH_EVERY_MS = 50;
 const RECYCLE_ABOVE_MB = 512;
 /** An idle reader exits after this long; the next document starts a new one. */
 const IDLE_MS = 30_000;
+/** Starting a reader (Node, then pdf.js) takes a second or two, far longer on a loaded machine; past this it has failed. */
+const START_MS = 120_000;
 
 export type StopReason = 'deadline' | 'memory' | 'aborted' | 'crashed';
 
@@ -67,12 +69,27 @@ export class DocumentProcess {
   private idleTimer: NodeJS.Timeout | undefined;
   private current: { settle: (outcome: DocumentOutcome | ReaderStopped) => void } | undefined;
   private killedFor: StopReason | undefined;
+  /** Settles when the reader has loaded its libraries (or is gone). */
+  private readonly started: Promise<boolean>;
 
   constructor() {
     const [file, args] = command();
     // The reader's stdout goes to stderr: stdout is the MCP channel in stdio mode.
     this.child = spawn(file, args, { stdio: ['ignore', 2, 'inherit', 'ipc'], serialization: 'advanced' });
-    this.child.on('message', (outcome: DocumentOutcome) => this.current?.settle(outcome));
+    this.started = new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(false), START_MS);
+      this.child.once('message', () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+      this.child.once('exit', () => {
+        clearTimeout(timer);
+        resolve(false);
+      });
+    });
+    this.child.on('message', (outcome: DocumentOutcome | { ready: true }) => {
+      if (!('ready' in outcome)) this.current?.settle(outcome);
+    });
     this.child.on('exit', (code, signal) => {
       this.exited = true;
       clearTimeout(this.idleTimer);
@@ -95,12 +112,20 @@ export class DocumentProcess {
     return this.current !== undefined;
   }
 
-  /** Reads one document; rejects with ReaderStopped when the reader did not finish it (and is then gone). */
-  run(task: DocumentTask, limits: { deadline: AbortSignal; signal?: AbortSignal }): Promise<DocumentOutcome> {
-    if (!this.alive || this.current) return Promise.reject(new ReaderStopped('crashed', 'the reader is not available'));
+  /**
+   * Reads one document within `timeoutMs`, counted once the reader is ready; rejects with
+   * ReaderStopped when the reader did not finish it (and is then gone).
+   */
+  async run(task: DocumentTask, limits: { timeoutMs: number; signal?: AbortSignal }): Promise<DocumentOutcome> {
+    if (!this.alive || this.current) throw new ReaderStopped('crashed', 'the reader is not available');
     clearTimeout(this.idleTimer);
     this.child.ref();
     (this.child.channel as { ref?: () => void } | null | undefined)?.ref?.();
+    if (!(await this.started)) {
+      this.stop();
+      throw new ReaderStopped('crashed', 'the reader did not start');
+    }
+    const deadline = AbortSignal.timeout(limits.timeoutMs);
     return new Promise<DocumentOutcome>((resolve, reject) => {
       const stop = (reason: StopReason) => {
         this.killedFor ??= reason;
@@ -112,12 +137,12 @@ export class DocumentProcess {
         const memory = this.child.pid ? residentMemory(this.child.pid) : null;
         if (memory && memory.rssMb > READER_MEMORY_MB) stop('memory');
       }, WATCH_EVERY_MS);
-      limits.deadline.addEventListener('abort', onDeadline, { once: true });
+      deadline.addEventListener('abort', onDeadline, { once: true });
       limits.signal?.addEventListener('abort', onAbort, { once: true });
       this.current = {
         settle: (outcome) => {
           clearInterval(watch);
-          limits.deadline.removeEventListener('abort', onDeadline);
+          deadline.removeEventListener('abort', onDeadline);
           limits.signal?.removeEventListener('abort', onAbort);
           this.current = undefined;
           if (outcome instanceof ReaderStopped) reject(outcome);
@@ -125,7 +150,7 @@ export class DocumentProcess {
           this.afterTask();
         },
       };
-      if (limits.deadline.aborted) return onDeadline();
+      if (deadline.aborted) return onDeadline();
       if (limits.signal?.aborted) return onAbort();
       this.child.send(task, (error) => {
         if (error) stop('crashed');

@@ -2,8 +2,9 @@
  * The document reading slots of one process, shared fairly between keys: one key holds at most
  * `perOwner` of the `total` slots (so another key's document finds one free while a crawl of slow
  * PDFs runs), a freed slot goes to the waiting key that holds the fewest (the longest waiting among
- * equals), and nobody waits longer than `waitMs`: past it the call is refused as SERVER_BUSY (503,
- * with Retry-After), free, rather than left hanging for minutes.
+ * equals), and a key kept out by others waits no longer than `waitMs`: past it the call is refused
+ * as SERVER_BUSY (503, with Retry-After), free, rather than left hanging for minutes. (A key waiting
+ * behind its own documents, as a crawl of many PDFs does, waits on.)
  */
 import { GleanerError } from '../errors.js';
 
@@ -54,16 +55,23 @@ export class DocumentSlots {
         reject(request.signal?.reason ?? new Error('aborted'));
       };
       const seconds = Math.max(1, Math.ceil(request.waitMs / 1000));
-      const timer = setTimeout(() => {
+      const expire = () => {
+        // A key with a document of its own being read waits behind itself (a crawl's next PDF): fair,
+        // so it waits on. Refused is the one kept out by others.
+        if (this.holding(request.owner) > 0) {
+          timer = setTimeout(expire, request.waitMs);
+          return;
+        }
         leave();
         reject(
           new GleanerError(
             'SERVER_BUSY',
-            `Every document reader was busy for ${seconds} s, so ${request.what} was not read; nothing was charged. Try again shortly.`,
+            `Every document reader was busy with other calls for ${seconds} s, so ${request.what} was not read; nothing was charged. Try again shortly.`,
             { headers: { 'Retry-After': String(seconds) } },
           ),
         );
-      }, request.waitMs);
+      };
+      let timer = setTimeout(expire, request.waitMs);
       request.signal?.addEventListener('abort', abandon, { once: true });
       this.waiting.push(waiter);
     });

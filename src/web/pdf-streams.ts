@@ -2,15 +2,13 @@
  * A look at a PDF's compressed streams before pdf.js opens it. pdf.js inflates a stream whole
  * when it reads it, with no limit of its own, so a 1 MB stream of zeros deflated a thousand to one
  * becomes a gigabyte in memory. Here every stream that is zlib data (the FlateDecode filter, whatever
- * its dictionary calls it) is inflated chunk by chunk and only counted, through nested layers of
- * zlib too, and the document is refused as soon as one passes the cap.
+ * its dictionary calls it) is inflated under a cap and counted, through nested layers of zlib
+ * too, and the document is refused as soon as one passes the cap.
  *
  * Images are left out: pdf.js never decodes them for text, and a large scan is a real document.
  * A bomb labelled as an image, or hidden behind a filter this does not undo (LZW, ASCII85), is
  * still bounded by the memory limit of the process reading it (document-process.ts).
  */
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 
 /** A text, font or object stream unpacked past this is a bomb, not a document (real ones stay in the low megabytes). */
@@ -53,53 +51,31 @@ function dictionaryBefore(pdf: Buffer, start: number): string {
   return dictionary.replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
-/** Inflates one zlib layer of a stream of chunks. */
-async function* inflate(source: Iterable<Buffer> | AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
-  const inflater = zlib.createInflate({ chunkSize: 64 * 1024 });
-  const feeding = pipeline(Readable.from(source), inflater).catch(() => undefined);
+/**
+ * What zlib data unpacks to, through nested layers, counted up to just past `cap`: the inflate
+ * stops as soon as its output passes the cap, having held at most that much. A truncated stream
+ * counts as far as it goes (pdf.js reads that far too).
+ */
+function unpackedSize(data: Buffer, cap: number, layer = 1): number {
+  let out: Buffer;
   try {
-    // A damaged or truncated stream ends where it breaks: pdf.js reads as far as it can, so that part is counted.
-    for await (const chunk of inflater as AsyncIterable<Buffer>) yield chunk;
-  } catch {
-    return;
-  } finally {
-    inflater.destroy();
-    await feeding;
+    out = zlib.inflateSync(data, { maxOutputLength: cap, finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  } catch (error) {
+    // Past the cap; any other error is a damaged stream, which pdf.js cannot read past either.
+    return (error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' ? cap + 1 : 0;
   }
-}
-
-/** The stream's chunks with any further zlib layer undone (up to MAX_LAYERS in all). */
-async function* unpacked(source: Iterable<Buffer> | AsyncIterable<Buffer>, layer: number): AsyncGenerator<Buffer> {
-  const inner = inflate(source);
-  const first = await inner.next();
-  if (first.done) return;
-  async function* whole(): AsyncGenerator<Buffer> {
-    yield first.value;
-    yield* inner;
-  }
-  if (layer < MAX_LAYERS && isZlib(first.value)) yield* unpacked(whole(), layer + 1);
-  else yield* whole();
-}
-
-/** What the zlib data at `start` unpacks to, counted up to just past `cap`. */
-async function unpackedSize(pdf: Buffer, start: number, cap: number): Promise<number> {
-  let size = 0;
-  // The data runs to the end of the file at most: zlib knows where its stream ends, and an
-  // `endstream` planted inside the data cannot hide the rest of it.
-  for await (const chunk of unpacked([pdf.subarray(start)], 1)) {
-    size += chunk.length;
-    if (size > cap) break;
-  }
-  return size;
+  return layer < MAX_LAYERS && isZlib(out) ? Math.max(out.length, unpackedSize(out, cap, layer + 1)) : out.length;
 }
 
 /** Why a PDF is refused before pdf.js opens it, or null when its streams are within the limits. */
-export async function oversizedStream(pdf: Uint8Array, cap = MAX_STREAM_BYTES): Promise<string | null> {
+export function oversizedStream(pdf: Uint8Array, cap = MAX_STREAM_BYTES): string | null {
   const bytes = Buffer.from(pdf.buffer, pdf.byteOffset, pdf.byteLength);
   for (const start of streamStarts(bytes)) {
     if (!isZlib(bytes, start)) continue;
     if (/\/Subtype\s*\/Image\b/.test(dictionaryBefore(bytes, start))) continue;
-    const size = await unpackedSize(bytes, start, cap);
+    // The data runs to the end of the file at most: zlib knows where its stream ends, and an
+    // `endstream` planted inside the data cannot hide the rest of it.
+    const size = unpackedSize(bytes.subarray(start), cap);
     if (size > cap) {
       const end = bytes.indexOf(ENDSTREAM, start);
       const packed = end > start ? end - start : bytes.length - start;

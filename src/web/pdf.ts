@@ -24,7 +24,7 @@ let loading: Promise<PdfJs> | undefined;
  * extraction never uses the matrix, so without it an identity matrix stands in. pdf.js also warns
  * on the console while it loads; those lines are dropped (the document threads log nothing).
  */
-function loadPdfJs(): Promise<PdfJs> {
+export function loadPdfJs(): Promise<PdfJs> {
   loading ??= (async () => {
     const globals = globalThis as { DOMMatrix?: unknown };
     globals.DOMMatrix ??= class DOMMatrix {
@@ -188,7 +188,7 @@ async function infoOf(pdfjs: PdfJs, doc: Awaited<ReturnType<PdfJs['getDocument']
 }
 
 async function openPdf(bytes: Uint8Array, url: string) {
-  const bomb = await oversizedStream(bytes);
+  const bomb = oversizedStream(bytes);
   if (bomb) throw new DocumentUnreadable(`${url} was not read as a PDF: ${bomb}.`);
   const pdfjs = await loadPdfJs();
   const task = pdfjs.getDocument({
