@@ -26,12 +26,15 @@ export interface DocumentTask {
 /** `unreadable`: the document's fault (CONTENT_UNREADABLE); otherwise a defect in Gleaner. */
 export type DocumentOutcome = { ok: true; page: ExtractedPage } | { ok: true; metadata: Metadata } | { ok: false; unreadable: boolean; message: string };
 
+/** pdf.js takes a plain Uint8Array only, and a Buffer crosses the process boundary as a Buffer. */
+const plain = (bytes: Uint8Array) => (Buffer.isBuffer(bytes) ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes);
+
 async function info(task: DocumentTask): Promise<DocumentInfo> {
-  return task.type === 'pdf' ? readPdfInfo(task.bytes, task.url) : readDocxInfo(Buffer.from(task.bytes), task.url);
+  return task.type === 'pdf' ? readPdfInfo(plain(task.bytes), task.url) : readDocxInfo(Buffer.from(task.bytes), task.url);
 }
 
 async function read(task: DocumentTask): Promise<ReadDocument> {
-  return task.type === 'pdf' ? readPdf(task.bytes, task.url) : readDocx(Buffer.from(task.bytes), task.url);
+  return task.type === 'pdf' ? readPdf(plain(task.bytes), task.url) : readDocx(Buffer.from(task.bytes), task.url);
 }
 
 export default async function readDocumentTask(task: DocumentTask): Promise<DocumentOutcome> {

@@ -1,6 +1,6 @@
 /**
  * A PDF's text, page by page, through pdf.js (pdfjs-dist's legacy build, the one made for Node).
- * Runs on the document threads (document-pool.ts), never on the event loop. Text only: no
+ * Runs in the document reader processes (document-pool.ts), never on the event loop. Text only: no
  * rendering, no canvas, no fonts loaded, no code evaluated (isEvalSupported false).
  *
  * pdf.js's text items become lines (an item marks its line's end), lines become paragraphs where
