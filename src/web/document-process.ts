@@ -14,10 +14,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { DocumentOutcome, DocumentTask } from './document-worker.js';
+import { READER_MEMORY_MB } from './document-read.js';
 
-/** All the memory one reader may use: the heap below, ArrayBuffers, native memory. */
-export const READER_MEMORY_MB = 1024;
-/** The heap within it; pdf.js needs about 150 MB for a 100-page book. */
+export { READER_MEMORY_MB };
+
+/** The heap within READER_MEMORY_MB; pdf.js needs about 150 MB for a 100-page book. */
 const HEAP_MB = 768;
 const WATCH_EVERY_MS = 50;
 /** A reader holding more than this after a document is ended, so the memory goes back to the system. */

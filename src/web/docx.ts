@@ -5,7 +5,7 @@
  */
 import mammoth from 'mammoth';
 import { parseDocument } from './dom.js';
-import { DocumentUnreadable, type DocumentInfo, type ReadDocument } from './document-read.js';
+import { DocumentUnreadable, memoryRefusal, type DocumentInfo, type ReadDocument } from './document-read.js';
 import { normalizeUrl } from './urls.js';
 import { storedZip, unpackZip, zipEntries, ZipRefused } from './zip.js';
 
@@ -67,7 +67,7 @@ async function unpack(bytes: Buffer, url: string): Promise<Unpacked> {
     return { parts: kept, stored };
   } catch (error) {
     if (error instanceof ZipRefused) throw new DocumentUnreadable(`${url} was not read as a Word document: ${error.message}.`);
-    throw error;
+    throw memoryRefusal(error, url) ?? error;
   }
 }
 
@@ -86,7 +86,7 @@ export async function readDocx(bytes: Buffer, url: string): Promise<ReadDocument
     const result = await mammoth.convertToHtml({ buffer: stored }, { styleMap: STYLE_MAP, convertImage: mammoth.images.imgElement(async () => ({ src: '' })) });
     html = result.value;
   } catch (error) {
-    throw new DocumentUnreadable(`${url} could not be read as a Word document (${(error as Error)?.message ?? String(error)}).`);
+    throw memoryRefusal(error, url) ?? new DocumentUnreadable(`${url} could not be read as a Word document (${(error as Error)?.message ?? String(error)}).`);
   }
   if (!html.replace(/<[^>]*>/g, '').trim()) throw new DocumentUnreadable(`${url} is a Word document without any text.`);
   const links = new Set<string>();

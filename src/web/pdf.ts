@@ -10,7 +10,7 @@
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { DocumentUnreadable, escapeHtml, type DocumentInfo, type ReadDocument } from './document-read.js';
+import { DocumentUnreadable, escapeHtml, memoryRefusal, type DocumentInfo, type ReadDocument } from './document-read.js';
 import { normalizeUrl } from './urls.js';
 import { oversizedStream } from './pdf-streams.js';
 
@@ -210,6 +210,8 @@ async function openPdf(bytes: Uint8Array, url: string) {
     return { pdfjs, doc: await task.promise };
   } catch (error) {
     await task.destroy().catch(() => undefined);
+    const refusal = memoryRefusal(error, url);
+    if (refusal) throw refusal;
     const name = (error as Error)?.name;
     if (name === 'PasswordException') throw new DocumentUnreadable(`${url} is a password-protected PDF; Gleaner cannot open it.`);
     if (name === 'InvalidPDFException') throw new DocumentUnreadable(`${url} is not a readable PDF: its structure is damaged or incomplete (a truncated download?).`);
@@ -244,7 +246,7 @@ export async function readPdf(bytes: Uint8Array, url: string): Promise<ReadDocum
         }
         page.cleanup();
       } catch (error) {
-        throw new DocumentUnreadable(`${url}: page ${number} of the PDF could not be read (${(error as Error)?.message ?? String(error)}).`);
+        throw memoryRefusal(error, url) ?? new DocumentUnreadable(`${url}: page ${number} of the PDF could not be read (${(error as Error)?.message ?? String(error)}).`);
       }
     }
     if (!pages.some((lines) => lines.length > 0)) {
