@@ -69,6 +69,8 @@ export class DocumentProcess {
   private ending = false;
   private idleTimer: NodeJS.Timeout | undefined;
   private current: { settle: (outcome: DocumentOutcome | ReaderStopped) => void } | undefined;
+  /** Taken for a document, from the call on (a new reader is taken before it is ready). */
+  private claimed = false;
   private killedFor: StopReason | undefined;
   /** Settles when the reader has loaded its libraries (or is gone). */
   private readonly started: Promise<boolean>;
@@ -110,7 +112,7 @@ export class DocumentProcess {
   }
 
   get busy(): boolean {
-    return this.current !== undefined;
+    return this.claimed;
   }
 
   /**
@@ -118,11 +120,13 @@ export class DocumentProcess {
    * ReaderStopped when the reader did not finish it (and is then gone).
    */
   async run(task: DocumentTask, limits: { timeoutMs: number; signal?: AbortSignal }): Promise<DocumentOutcome> {
-    if (!this.alive || this.current) throw new ReaderStopped('crashed', 'the reader is not available');
+    if (!this.alive || this.claimed) throw new ReaderStopped('crashed', 'the reader is not available');
+    this.claimed = true;
     clearTimeout(this.idleTimer);
     this.child.ref();
     (this.child.channel as { ref?: () => void } | null | undefined)?.ref?.();
     if (!(await this.started)) {
+      this.claimed = false;
       this.stop();
       throw new ReaderStopped('crashed', 'the reader did not start');
     }
@@ -146,6 +150,7 @@ export class DocumentProcess {
           deadline.removeEventListener('abort', onDeadline);
           limits.signal?.removeEventListener('abort', onAbort);
           this.current = undefined;
+          this.claimed = false;
           if (outcome instanceof ReaderStopped) reject(outcome);
           else resolve(outcome);
           this.afterTask();
