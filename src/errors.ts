@@ -29,6 +29,10 @@ export const ERROR_CODES = {
   UPSTREAM_ERROR: { status: 502, meaning: 'The upstream platform or site answered with an error.' },
   NOT_CONFIGURED: { status: 503, meaning: 'A provider this operation needs (speech-to-text, language model, ffmpeg, a browser to render pages) is not configured or installed.' },
   UPSTREAM_UNAVAILABLE: { status: 503, meaning: 'The upstream platform or site could not be reached.' },
+  SERVER_BUSY: {
+    status: 503,
+    meaning: 'Every reader of this kind of content (PDF and Word documents) stayed busy with other calls past the longest wait; nothing was charged. Retry after the Retry-After seconds.',
+  },
   STORE_UNAVAILABLE: { status: 503, meaning: "Gleaner's own store (the SQLite file or Redis) could not be read or written; nothing was charged." },
   UPSTREAM_TIMEOUT: { status: 504, meaning: 'The upstream platform or site did not answer in time.' },
   UPSTREAM_BLOCKED: {

@@ -38,7 +38,7 @@ export const metadataOperation = defineOperation({
     const source = sourceFor(url);
     if (source?.metadata) return metadataReply(await source.metadata(url, ctx));
     // Platforms read their own data; only a web page is ever rendered.
-    const page = await readWebPageMetadata(ctx.services.http, input.url, ctx.signal, renderChoice(input, ctx), documentSettings(ctx.services.config));
+    const page = await readWebPageMetadata(ctx.services.http, input.url, ctx.signal, renderChoice(input, ctx), documentSettings(ctx));
     return { ...metadataReply(page.metadata), rendered: page.rendered, ...(page.warnings.length ? { warnings: page.warnings } : {}) };
   },
 });

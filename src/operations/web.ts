@@ -47,7 +47,7 @@ export const webScrape = defineOperation({
       lang: input.lang,
       signal: ctx.signal,
       render: renderChoice(input, ctx),
-      documents: documentSettings(ctx.services.config),
+      documents: documentSettings(ctx),
     }),
 });
 
@@ -149,7 +149,7 @@ export const webCrawl = defineOperation({
       concurrency: ctx.services.config.GLEANER_HOST_CONCURRENCY,
       signal: ctx.signal,
       progress: (done, total) => ctx.progress(done, total),
-      documents: documentSettings(ctx.services.config),
+      documents: documentSettings(ctx),
       render: renderChoice(input, ctx),
     });
     const short = maxPages < wanted && result.pages.length + result.failed.length >= maxPages;

@@ -1,51 +1,46 @@
 /**
- * PDF and Word documents are read on threads of their own, apart from the page extraction
- * threads: a 100-page PDF takes seconds, and a hostile one could take forever or fill the memory.
- * So every document runs under a deadline (the thread is terminated when it passes) and a heap
- * limit (the thread dies, not the server), and either ends as CONTENT_UNREADABLE (422).
+ * PDF and Word documents are read in processes of their own (document-process.ts), apart from
+ * the server and the page extraction threads: a 100-page PDF takes seconds, and a hostile one could
+ * take forever or fill the memory. So every document runs under a deadline and a memory limit that
+ * covers all of the reader's memory, and either ends as CONTENT_UNREADABLE (422), free.
+ *
+ * The readers are shared fairly between keys (document-slots.ts): one key's crawl of slow PDFs
+ * leaves a reader free for another key, and a document that cannot get one in time is refused as
+ * SERVER_BUSY (503), free, instead of waiting for minutes.
  */
 import os from 'node:os';
-import { Piscina } from 'piscina';
-import pLimit from 'p-limit';
 import { GleanerError } from '../errors.js';
 import type { Metadata } from '../model/content.js';
 import type { ContentFormat, ExtractedPage } from './extract.js';
 import type { DocumentOutcome, DocumentTask } from './document-worker.js';
+import { DocumentProcess, READER_MEMORY_MB, ReaderStopped } from './document-process.js';
+import { DocumentSlots } from './document-slots.js';
 
-/** The heap one document thread may use; pdf.js needs about 150 MB for a 100-page book. */
-const THREAD_HEAP_MB = 768;
+/** Readers at once: a core each but one, and at least two, so one is always there for a second key. */
+const READERS = Math.max(2, os.availableParallelism() - 1);
 
-const THREADS = Math.max(1, os.availableParallelism() - 1);
+/** One key holds all the readers but one: whoever comes next finds it free. */
+const slots = new DocumentSlots(READERS, READERS - 1);
 
-let pool: Piscina | undefined;
+const readers: DocumentProcess[] = [];
 
-/**
- * Documents handed to the threads at once. The rest wait here, not in piscina's queue, so that a
- * document's deadline starts when a thread takes it: a crawl of many PDFs must not time out the
- * ones still waiting behind a long one.
- */
-const slots = pLimit(THREADS);
-
-function documentPool(): Piscina {
-  if (pool) return pool;
-  const fromSources = import.meta.url.endsWith('.ts');
-  pool = new Piscina({
-    filename: new URL(fromSources ? './document-worker.ts' : './document-worker.js', import.meta.url).href,
-    maxThreads: THREADS,
-    // Documents are rarer than pages: no thread waits idle for them.
-    minThreads: 0,
-    idleTimeout: 30_000,
-    resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB },
-    execArgv: fromSources ? ['--import', import.meta.resolve('tsx')] : [],
-  });
-  return pool;
+/** An idle reader, or a new one (there are never more than READERS: each one is used under a slot). */
+function reader(): DocumentProcess {
+  for (let i = readers.length - 1; i >= 0; i--) if (!readers[i].alive) readers.splice(i, 1);
+  const idle = readers.find((candidate) => !candidate.busy);
+  if (idle) return idle;
+  const started = new DocumentProcess();
+  readers.push(started);
+  return started;
 }
 
-/** GLEANER_DOCUMENT_MAX_BYTES and GLEANER_DOCUMENT_TIMEOUT_MS, as the operations pass them on. */
+/** GLEANER_DOCUMENT_MAX_BYTES and GLEANER_DOCUMENT_TIMEOUT_MS, as the operations pass them on, and whose call it is. */
 export interface DocumentSettings {
   maxBytes?: number;
   /** Reading one document stops after this long (default 60 s, GLEANER_DOCUMENT_TIMEOUT_MS's default). */
   timeoutMs?: number;
+  /** The key (account) the document is read for: its fair share of the readers. */
+  owner?: string;
 }
 
 interface DocumentLimits extends DocumentSettings {
@@ -54,37 +49,39 @@ interface DocumentLimits extends DocumentSettings {
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 
-function run(task: DocumentTask, limits: DocumentLimits): Promise<DocumentOutcome> {
-  return slots(() => {
-    limits.signal?.throwIfAborted();
-    return runNow(task, limits);
-  });
-}
+/**
+ * The longest wait for a reader: twice the time one document may take, so a key waits at most
+ * for the documents of others already being read, not for a queue of them.
+ */
+const waitFor = (timeoutMs: number) => 2 * timeoutMs;
 
-async function runNow(task: DocumentTask, limits: DocumentLimits): Promise<DocumentOutcome> {
+async function run(task: DocumentTask, limits: DocumentLimits): Promise<DocumentOutcome> {
   const timeoutMs = limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const deadline = AbortSignal.timeout(timeoutMs);
-  const signal = limits.signal ? AbortSignal.any([deadline, limits.signal]) : deadline;
   const kind = task.type === 'pdf' ? 'PDF' : 'Word document';
+  // The deadline starts when a ready reader takes the document: documents waiting (as in a crawl
+  // of many PDFs), and a reader starting, do not use up its time.
+  const release = await slots.acquire({ owner: limits.owner ?? 'anonymous', waitMs: waitFor(timeoutMs), signal: limits.signal, what: `the ${kind} at ${task.url}` });
   try {
-    // A copy of the bytes crosses to the thread; the fetched buffer may share memory with others.
-    return (await documentPool().run(task, { signal })) as DocumentOutcome;
+    return await reader().run(task, { timeoutMs, signal: limits.signal });
   } catch (error) {
-    if (limits.signal?.aborted) throw limits.signal.reason ?? error;
-    if (deadline.aborted) {
+    if (!(error instanceof ReaderStopped)) throw error;
+    if (error.reason === 'aborted') throw limits.signal?.reason ?? error;
+    if (error.reason === 'deadline') {
       throw new GleanerError('CONTENT_UNREADABLE', `Reading the ${kind} at ${task.url} took longer than ${timeoutMs / 1000} s (GLEANER_DOCUMENT_TIMEOUT_MS); it was stopped.`);
     }
-    if ((error as { code?: string })?.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-      throw new GleanerError('CONTENT_UNREADABLE', `Reading the ${kind} at ${task.url} needed more than the ${THREAD_HEAP_MB} MB a document may use; it was stopped.`);
+    if (error.reason === 'memory') {
+      throw new GleanerError('CONTENT_UNREADABLE', `Reading the ${kind} at ${task.url} needed more than the ${READER_MEMORY_MB} MB of memory a document may use; it was stopped.`);
     }
-    throw error;
+    throw new GleanerError('CONTENT_UNREADABLE', `Reading the ${kind} at ${task.url} stopped its reader (${error.message}); it could not be read.`);
+  } finally {
+    release();
   }
 }
 
 function unreadable(outcome: DocumentOutcome): never {
   const failure = outcome as { unreadable: boolean; message: string };
   // A defect is an internal error (the message goes to the log as its cause, not to the caller).
-  throw failure.unreadable ? new GleanerError('CONTENT_UNREADABLE', failure.message) : new Error(`Document thread failed: ${failure.message}`);
+  throw failure.unreadable ? new GleanerError('CONTENT_UNREADABLE', failure.message) : new Error(`Document reader failed: ${failure.message}`);
 }
 
 export async function readDocumentOffThread(task: DocumentTask & { want: ContentFormat }, limits: DocumentLimits): Promise<ExtractedPage> {
@@ -97,9 +94,17 @@ export async function documentMetadataOffThread(task: Omit<DocumentTask, 'want'>
   return outcome.ok && 'metadata' in outcome ? outcome.metadata : unreadable(outcome);
 }
 
-/** Stops the threads (at shutdown; the next use starts a new pool). */
+/** The process ids of the readers now running (tests measure their memory). */
+export function documentReaderPids(): number[] {
+  return readers.filter((candidate) => candidate.alive && candidate.pid !== undefined).map((candidate) => candidate.pid as number);
+}
+
+/** Documents one key is reading now (tests and logs). */
+export function documentsReadFor(owner: string): number {
+  return slots.holding(owner);
+}
+
+/** Stops the readers (at shutdown; the next document starts new ones). */
 export async function closeDocumentPool(): Promise<void> {
-  const current = pool;
-  pool = undefined;
-  await current?.destroy();
+  for (const current of readers.splice(0)) current.stop();
 }

@@ -1,6 +1,7 @@
 /**
- * The body of a document thread (see document-pool.ts): one PDF or Word file in, its page or its
- * metadata out. Failures come back as values: an Error crossing the thread boundary loses its kind.
+ * The work of a document reader process (document-child.ts, document-process.ts): one PDF or Word
+ * file in, its page or its metadata out. Failures come back as values: an Error crossing the
+ * process boundary loses its kind.
  */
 import type { Metadata } from '../model/content.js';
 import type { DocumentType } from './document-type.js';
@@ -10,8 +11,8 @@ import { documentMetadata, renderDocument } from './document-render.js';
 import { readPdf, readPdfInfo } from './pdf.js';
 import { readDocx, readDocxInfo } from './docx.js';
 
-// stdout carries the MCP protocol in stdio mode, and a worker's console writes to the process's
-// stdout: anything the libraries print goes to stderr instead.
+// stdout carries the MCP protocol in stdio mode: anything the libraries print goes to stderr
+// (the reader's stdout is the server's stderr as well).
 console.log = console.info = console.debug = console.error;
 
 export interface DocumentTask {
@@ -25,12 +26,15 @@ export interface DocumentTask {
 /** `unreadable`: the document's fault (CONTENT_UNREADABLE); otherwise a defect in Gleaner. */
 export type DocumentOutcome = { ok: true; page: ExtractedPage } | { ok: true; metadata: Metadata } | { ok: false; unreadable: boolean; message: string };
 
+/** pdf.js takes a plain Uint8Array only, and a Buffer crosses the process boundary as a Buffer. */
+const plain = (bytes: Uint8Array) => (Buffer.isBuffer(bytes) ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes);
+
 async function info(task: DocumentTask): Promise<DocumentInfo> {
-  return task.type === 'pdf' ? readPdfInfo(task.bytes, task.url) : readDocxInfo(Buffer.from(task.bytes), task.url);
+  return task.type === 'pdf' ? readPdfInfo(plain(task.bytes), task.url) : readDocxInfo(Buffer.from(task.bytes), task.url);
 }
 
 async function read(task: DocumentTask): Promise<ReadDocument> {
-  return task.type === 'pdf' ? readPdf(task.bytes, task.url) : readDocx(Buffer.from(task.bytes), task.url);
+  return task.type === 'pdf' ? readPdf(plain(task.bytes), task.url) : readDocx(Buffer.from(task.bytes), task.url);
 }
 
 export default async function readDocumentTask(task: DocumentTask): Promise<DocumentOutcome> {

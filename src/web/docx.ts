@@ -5,13 +5,21 @@
  */
 import mammoth from 'mammoth';
 import { parseDocument } from './dom.js';
-import { DocumentUnreadable, type DocumentInfo, type ReadDocument } from './document-read.js';
+import { DocumentUnreadable, memoryRefusal, type DocumentInfo, type ReadDocument } from './document-read.js';
 import { normalizeUrl } from './urls.js';
-import { readZipEntry, zipEntries } from './zip.js';
+import { storedZip, unpackZip, zipEntries, ZipRefused } from './zip.js';
 
-/** The declared size of the document's XML parts beyond which it is refused (a ZIP bomb, not a document). */
-const MAX_XML_BYTES = 256 * 1024 * 1024;
-const MAX_CORE_PROPERTIES_BYTES = 1024 * 1024;
+/**
+ * What one Word document may unpack to, every part counted (images and .rels too), each part held to
+ * the size its directory declares. Above it the file is a ZIP bomb, not a document.
+ */
+const MAX_UNPACKED_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The parts mammoth reads (the XML and its relationships); the rest (images, embedded files) are
+ * unpacked only to be counted, and reach mammoth empty: images become their alt text anyway.
+ */
+const isXmlPart = (name: string) => name.endsWith('.xml') || name.endsWith('.rels');
 
 /** Word's Title and Subtitle paragraph styles as headings (mammoth keeps them as plain paragraphs). */
 const STYLE_MAP = ["p[style-name='Title'] => h1:fresh", "p[style-name='Subtitle'] => h2:fresh"];
@@ -42,32 +50,43 @@ function coreProperties(xml: string | null): DocumentInfo {
   };
 }
 
-function entriesOf(bytes: Buffer, url: string) {
+interface Unpacked {
+  parts: Map<string, Buffer>;
+  /** The document as mammoth reads it: the same parts, stored, with nothing left to inflate. */
+  stored: Buffer;
+}
+
+async function unpack(bytes: Buffer, url: string): Promise<Unpacked> {
   const entries = zipEntries(bytes);
   if (!entries?.some((entry) => entry.name === 'word/document.xml')) {
     throw new DocumentUnreadable(`${url} is not a readable Word document: it is damaged or not a .docx package.`);
   }
-  const xmlBytes = entries.filter((entry) => entry.name.endsWith('.xml')).reduce((sum, entry) => sum + entry.size, 0);
-  if (xmlBytes > MAX_XML_BYTES) {
-    throw new DocumentUnreadable(`${url} unpacks to ${Math.round(xmlBytes / 1024 / 1024)} MB of XML, more than Gleaner reads (${MAX_XML_BYTES / 1024 / 1024} MB).`);
+  try {
+    const { kept, dropped } = await unpackZip(bytes, entries, { maxTotalBytes: MAX_UNPACKED_BYTES, keep: isXmlPart });
+    const stored = storedZip([...kept, ...dropped.map((name): [string, Buffer] => [name, Buffer.alloc(0)])]);
+    return { parts: kept, stored };
+  } catch (error) {
+    if (error instanceof ZipRefused) throw new DocumentUnreadable(`${url} was not read as a Word document: ${error.message}.`);
+    throw memoryRefusal(error, url) ?? error;
   }
-  return entries;
 }
 
-export function readDocxInfo(bytes: Buffer, url: string): DocumentInfo {
-  const entries = entriesOf(bytes, url);
-  return coreProperties(readZipEntry(bytes, entries, 'docProps/core.xml', MAX_CORE_PROPERTIES_BYTES)?.toString('utf8') ?? null);
+export async function readDocxInfo(bytes: Buffer, url: string): Promise<DocumentInfo> {
+  const { parts } = await unpack(bytes, url);
+  return coreProperties(parts.get('docProps/core.xml')?.toString('utf8') ?? null);
 }
 
 export async function readDocx(bytes: Buffer, url: string): Promise<ReadDocument> {
-  const info = readDocxInfo(bytes, url);
+  const { parts, stored } = await unpack(bytes, url);
+  const info = coreProperties(parts.get('docProps/core.xml')?.toString('utf8') ?? null);
+  parts.clear();
   let html: string;
   try {
     // Images become their alt text: the bytes are never read, and no base64 floods the reply.
-    const result = await mammoth.convertToHtml({ buffer: bytes }, { styleMap: STYLE_MAP, convertImage: mammoth.images.imgElement(async () => ({ src: '' })) });
+    const result = await mammoth.convertToHtml({ buffer: stored }, { styleMap: STYLE_MAP, convertImage: mammoth.images.imgElement(async () => ({ src: '' })) });
     html = result.value;
   } catch (error) {
-    throw new DocumentUnreadable(`${url} could not be read as a Word document (${(error as Error)?.message ?? String(error)}).`);
+    throw memoryRefusal(error, url) ?? new DocumentUnreadable(`${url} could not be read as a Word document (${(error as Error)?.message ?? String(error)}).`);
   }
   if (!html.replace(/<[^>]*>/g, '').trim()) throw new DocumentUnreadable(`${url} is a Word document without any text.`);
   const links = new Set<string>();

@@ -30,7 +30,7 @@ export async function readWebPageMetadata(
   const { rendered, warnings } = page;
   if (page.document) {
     // A document's properties (title, author, dates, a PDF's page count), without reading its text.
-    const metadata = await documentMetadataOffThread({ type: page.document.type, bytes: page.document.bytes, url: page.url }, { timeoutMs: documents?.timeoutMs, signal });
+    const metadata = await documentMetadataOffThread({ type: page.document.type, bytes: page.document.bytes, url: page.url }, { timeoutMs: documents?.timeoutMs, owner: documents?.owner, signal });
     return { metadata, rendered, warnings };
   }
   if (page.kind !== 'html') {

@@ -1,6 +1,6 @@
 /**
  * A PDF's text, page by page, through pdf.js (pdfjs-dist's legacy build, the one made for Node).
- * Runs on the document threads (document-pool.ts), never on the event loop. Text only: no
+ * Runs in the document reader processes (document-pool.ts), never on the event loop. Text only: no
  * rendering, no canvas, no fonts loaded, no code evaluated (isEvalSupported false).
  *
  * pdf.js's text items become lines (an item marks its line's end), lines become paragraphs where
@@ -10,8 +10,9 @@
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { DocumentUnreadable, escapeHtml, type DocumentInfo, type ReadDocument } from './document-read.js';
+import { DocumentUnreadable, escapeHtml, memoryRefusal, type DocumentInfo, type ReadDocument } from './document-read.js';
 import { normalizeUrl } from './urls.js';
+import { oversizedStream } from './pdf-streams.js';
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 
@@ -23,7 +24,7 @@ let loading: Promise<PdfJs> | undefined;
  * extraction never uses the matrix, so without it an identity matrix stands in. pdf.js also warns
  * on the console while it loads; those lines are dropped (the document threads log nothing).
  */
-function loadPdfJs(): Promise<PdfJs> {
+export function loadPdfJs(): Promise<PdfJs> {
   loading ??= (async () => {
     const globals = globalThis as { DOMMatrix?: unknown };
     globals.DOMMatrix ??= class DOMMatrix {
@@ -187,6 +188,8 @@ async function infoOf(pdfjs: PdfJs, doc: Awaited<ReturnType<PdfJs['getDocument']
 }
 
 async function openPdf(bytes: Uint8Array, url: string) {
+  const bomb = oversizedStream(bytes);
+  if (bomb) throw new DocumentUnreadable(`${url} was not read as a PDF: ${bomb}.`);
   const pdfjs = await loadPdfJs();
   const task = pdfjs.getDocument({
     data: bytes,
@@ -207,6 +210,8 @@ async function openPdf(bytes: Uint8Array, url: string) {
     return { pdfjs, doc: await task.promise };
   } catch (error) {
     await task.destroy().catch(() => undefined);
+    const refusal = memoryRefusal(error, url);
+    if (refusal) throw refusal;
     const name = (error as Error)?.name;
     if (name === 'PasswordException') throw new DocumentUnreadable(`${url} is a password-protected PDF; Gleaner cannot open it.`);
     if (name === 'InvalidPDFException') throw new DocumentUnreadable(`${url} is not a readable PDF: its structure is damaged or incomplete (a truncated download?).`);
@@ -241,7 +246,7 @@ export async function readPdf(bytes: Uint8Array, url: string): Promise<ReadDocum
         }
         page.cleanup();
       } catch (error) {
-        throw new DocumentUnreadable(`${url}: page ${number} of the PDF could not be read (${(error as Error)?.message ?? String(error)}).`);
+        throw memoryRefusal(error, url) ?? new DocumentUnreadable(`${url}: page ${number} of the PDF could not be read (${(error as Error)?.message ?? String(error)}).`);
       }
     }
     if (!pages.some((lines) => lines.length > 0)) {

@@ -73,7 +73,7 @@ export interface ScrapeResult {
 export async function scrapeFetched(page: FetchedPage | LoadedPage, options: Omit<ScrapeOptions, 'render' | 'lang'>): Promise<ScrapeResult> {
   if (page.document) {
     const task = { type: page.document.type, bytes: page.document.bytes, url: page.url, want: options.format };
-    return assemble(page, options.format, await readDocumentOffThread(task, { timeoutMs: options.documents?.timeoutMs, signal: options.signal }));
+    return assemble(page, options.format, await readDocumentOffThread(task, { ...options.documents, signal: options.signal }));
   }
   if (page.kind === 'text') {
     const metadata: Metadata = { platform: 'web', url: page.url, id: page.url, title: null, description: null, author: null, thumbnails: [], tags: [] };
