@@ -33,7 +33,8 @@ for (const file of ['manifest.json', 'package.json', 'package-lock.json', 'READM
 // From the lockfile, production dependencies only, and no optional ones: the only optional
 // dependency is msgpackr's native accelerator (through BullMQ), which falls back to plain
 // JavaScript, so the bundle holds no native module and runs on every platform the manifest names.
-sh(npm, ['ci', '--omit=dev', '--omit=optional', '--no-audit', '--no-fund', '--prefer-offline'], stage);
+// --ignore-scripts: the project's own `prepare` (a build from src/) has nothing to build in the stage.
+sh(npm, ['ci', '--omit=dev', '--omit=optional', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], stage);
 
 fs.rmSync(output, { force: true });
 sh(npx, ['mcpb', 'pack', stage, output]);
