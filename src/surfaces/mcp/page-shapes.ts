@@ -5,6 +5,7 @@
  */
 import type { AnyOperation } from '../../operations/define.js';
 import { analysisResult, crawlResult, mapReply, scrapeReply, searchReply, channelVideosReply, playlistVideosReply, transcriptBatchReply, transcriptReply, videoBatchReply } from '../../operations/outputs.js';
+import { readReply } from '../../operations/read.js';
 import { pieces, type Atom, type Layout, type Path } from './pages.js';
 
 type Reply = Record<string, any>;
@@ -129,21 +130,39 @@ const analysis: Shape = (reply) => {
   return { header, atoms: [{ text: JSON.stringify(reply.data, null, 2) ?? 'null' }], paged: [] };
 };
 
+/** A layout of the reply's `result` as a layout of the reply, under `header`. */
+function underResult(layout: Layout, header: string): Layout {
+  const within = (path: Path | undefined) => (path ? ['result', ...path] : undefined);
+  return {
+    header: `${header}${layout.header}`,
+    atoms: layout.atoms.map((atom) => ({ ...atom, list: within(atom.list), field: atom.list ? atom.field : within(atom.field) })),
+    paged: layout.paged.map((path) => ['result', ...path]),
+  };
+}
+
 /** A job reply pages its result by the shape of the operation that ran it. */
 function job(inner: Shape): Shape {
   return (reply) => {
     // A completed job, or a cancelled crawl with the pages it got.
     if (!reply.result) return undefined;
     const layout = inner(reply.result);
-    if (!layout) return undefined;
-    const within = (path: Path | undefined) => (path ? ['result', ...path] : undefined);
-    return {
-      header: `Job ${reply.jobId} (${reply.operation}) ${reply.status}\n${layout.header}`,
-      atoms: layout.atoms.map((atom) => ({ ...atom, list: within(atom.list), field: atom.list ? atom.field : within(atom.field) })),
-      paged: layout.paged.map((path) => ['result', ...path]),
-    };
+    return layout && underResult(layout, `Job ${reply.jobId} (${reply.operation}) ${reply.status}\n`);
   };
 }
+
+/** `read` pages its result by the shape of the operation it routed to, under a line of the video's facts. */
+const READ_ROUTE_SHAPES: Record<string, Shape> = { transcript, web_scrape: scrape, youtube_channel_videos: videoLists, youtube_playlist_videos: videoLists };
+
+const read: Shape = (reply) => {
+  const layout = READ_ROUTE_SHAPES[reply.route]?.(reply.result);
+  if (!layout) return undefined;
+  const video = reply.video as Reply | undefined;
+  const facts = video
+    ? [video.author?.name, video.durationSeconds ? clock(video.durationSeconds * 1000) : undefined, video.createdAt?.slice(0, 10), count(video.stats?.views, 'views')].filter(Boolean)
+    : [];
+  const title = reply.title && reply.route !== 'web_scrape' ? `# ${reply.title}\n` : '';
+  return underResult(layout, `${title}${facts.length ? `${facts.join(' · ')}\n` : ''}(read as ${reply.route})\n`);
+};
 
 const BY_OUTPUT = new Map<unknown, Shape>([
   [transcriptReply, transcript],
@@ -156,6 +175,7 @@ const BY_OUTPUT = new Map<unknown, Shape>([
   [transcriptBatchReply, batch],
   [videoBatchReply, batch],
   [analysisResult, analysis],
+  [readReply, read],
 ]);
 
 /** The views of finished jobs in the Supadata SDK's shapes, whose outputs are their own. */
