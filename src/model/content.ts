@@ -14,6 +14,10 @@ export const transcriptSegment = z.object({
 });
 export type TranscriptSegment = z.infer<typeof transcriptSegment>;
 
+/** A part of a video: its title and where it starts, in seconds (YouTube's chapters). */
+export const chapter = z.object({ title: z.string(), start: z.number().describe('Seconds from the start') });
+export type Chapter = z.infer<typeof chapter>;
+
 export const transcriptResponse = z.object({
   lang: z.string(),
   aiGenerated: z.boolean(),
@@ -29,6 +33,8 @@ export const transcriptResponse = z.object({
   translatedBy: z.enum(['youtube', 'ai']).optional(),
   platform: z.string().optional(),
   videoId: z.string().optional(),
+  /** The video's chapters, where it has them (an addition to the spec's reply). */
+  chapters: z.array(chapter).optional().describe("The video's chapters, where it has them"),
 });
 export type TranscriptResponse = z.infer<typeof transcriptResponse>;
 
@@ -75,5 +81,7 @@ export const metadata = z.object({
   /** Documents read as pages (PDF, Word): which kind, and a PDF's page count. */
   documentType: z.enum(['pdf', 'docx']).optional(),
   pages: z.number().int().optional(),
+  /** A video's chapters, where it has them. */
+  chapters: z.array(chapter).optional(),
 });
 export type Metadata = z.infer<typeof metadata>;

@@ -38,8 +38,8 @@ export function readRoute(url: URL): ReadRoute {
 }
 
 const readInput = z.object({
-  url: httpUrl.describe('Any link: a video, a web page, a PDF or Word file, a YouTube channel or playlist'),
-  lang: languageCode.optional().describe('Preferred language (transcript, page)'),
+  url: httpUrl.describe('Any link'),
+  lang: languageCode.optional().describe('Preferred language'),
 });
 type ReadInput = z.output<typeof readInput>;
 
@@ -100,7 +100,7 @@ export const readOperation = defineOperation({
   name: 'read',
   title: 'Read any link',
   description:
-    'Start here for any URL: a video (YouTube, TikTok, Instagram, X, Facebook, media file) gives its transcript, a web page, PDF or Word file its text as markdown, a YouTube channel or playlist its videos. Charged as the tool it routes to (usually 1 credit).',
+    'Start here for any URL: a video gives its transcript (YouTube, TikTok, Instagram, X, Facebook, files), a page, PDF or Word file its markdown, a YouTube channel or playlist its videos. Priced as that tool.',
   http: { method: 'GET', path: '/v1/read' },
   input: readInput,
   output: readReply,

@@ -179,3 +179,32 @@ describe('read', () => {
     expect(tools[0].description).toMatch(/^Start here for any URL/);
   });
 });
+
+describe('chapters', () => {
+  // ud9d5cMDP_0 (maiLab, recorded 2022): seven chapters in the watch reply's player bar and in its description.
+  const video = 'https://www.youtube.com/watch?v=ud9d5cMDP_0';
+  // A json3 caption body of this test's own over the video's 16:50: a line every 30 s (the recorded one lasts 5 s).
+  const events = Array.from({ length: 34 }, (_, i) => ({ tStartMs: i * 30_000, dDurationMs: 30_000, segs: [{ utf8: `line ${i}` }] }));
+  beforeAll(() => void replay.captionBodies.set('ud9d5cMDP_0', JSON.stringify({ events })));
+  const titles = ['Ein erstaunlich kontroverses Thema', 'Was ist Vitamin D?', 'Die Saisonalitätshypothese', 'Klinische Studien zu Vitamin D', 'Ab wann hat man Vitamin-D-Mangel?', 'Vorsicht vor pauschalen Empfehlungen', 'Keksempfehlungen'];
+
+  it('are on the metadata (from the player bar) and the transcript (from the description), in seconds', async () => {
+    const metadata = await server.request('GET', `/v1/metadata?url=${encodeURIComponent(video)}`, { apiKey: key });
+    expect(metadata.status, JSON.stringify(metadata.body)).toBe(200);
+    expect(metadata.body.chapters.map((c: { title: string }) => c.title)).toEqual(titles);
+    expect(metadata.body.chapters[1]).toEqual({ title: 'Was ist Vitamin D?', start: 164 });
+    const transcript = await server.request('GET', `/v1/youtube/transcript?url=${encodeURIComponent(video)}`, { apiKey: key });
+    expect(transcript.status, JSON.stringify(transcript.body)).toBe(200);
+    expect(transcript.body.chapters).toEqual(metadata.body.chapters);
+  });
+
+  it('are headings between the timed lines of the text block, the segments unchanged', async () => {
+    const { text, structured } = await read({ url: 'https://youtu.be/ud9d5cMDP_0' });
+    expect(structured.result.chapters).toHaveLength(7);
+    // Each heading comes right before the first line at or after its start: 2:44 before the line at 3:00.
+    expect(text).toContain('## Ein erstaunlich kontroverses Thema [00:00]\n[00:00] line 0\n');
+    expect(text).toContain('[02:30] line 5\n\n## Was ist Vitamin D? [02:44]\n[03:00] line 6\n');
+    expect(text).toContain('[16:00] line 32\n\n## Keksempfehlungen [16:21]\n[16:30] line 33\n');
+    expect(structured.result.content.map((segment: { text: string }) => segment.text)).toEqual(events.map((e) => e.segs[0].utf8));
+  });
+});

@@ -46,7 +46,19 @@ function transcriptHeader(t: Reply): string {
   return `${parts.join(' · ')}\n\n`;
 }
 
-const transcript: Shape = (reply) => ({ header: transcriptHeader(reply), atoms: contentAtoms(reply.content, ['content']), paged: [['content']] });
+/** A heading before the first timed line of each chapter (text only: the segments stay as they are). */
+function withChapters(atoms: Atom[], chapters: Array<{ title: string; start: number }> | undefined): Atom[] {
+  if (!chapters?.length) return atoms;
+  let next = 0;
+  return atoms.map((atom) => {
+    if (atom.time === undefined) return atom;
+    let headings = '';
+    while (next < chapters.length && chapters[next].start * 1000 <= atom.time) headings += `${next === 0 ? '' : '\n'}## ${chapters[next++].title} [${clock(chapters[next - 1].start * 1000)}]\n`;
+    return headings ? { ...atom, text: headings + atom.text } : atom;
+  });
+}
+
+const transcript: Shape = (reply) => ({ header: transcriptHeader(reply), atoms: withChapters(contentAtoms(reply.content, ['content']), reply.chapters), paged: [['content']] });
 
 const scrape: Shape = (reply) => {
   const links: Atom[] = (reply.urls as string[]).map((url, index) => ({ text: `${index === 0 ? '\n\nLinks on the page:\n' : ''}- ${url}\n`, list: ['urls'], index }));
