@@ -11,6 +11,8 @@ export const transcriptSegment = z.object({
   /** Duration in milliseconds; absent when timestamps=false. */
   duration: z.number().int().optional(),
   lang: z.string(),
+  /** Who spoke, where a diarizing speech-to-text endpoint said (an addition to the spec's segment). */
+  speaker: z.string().optional().describe('Who spoke, as the speech-to-text endpoint labels it'),
 });
 export type TranscriptSegment = z.infer<typeof transcriptSegment>;
 

@@ -27,6 +27,7 @@ export interface StoredSegment {
   text: string;
   offset: number;
   duration: number;
+  speaker?: string;
 }
 
 /** What is cached: everything needed to render any reply format. */
@@ -343,7 +344,7 @@ export function renderTranscript(
   const { lang } = transcript;
   const content = options.text
     ? transcript.segments.map((s) => s.text).join(' ')
-    : transcript.segments.map((s) => (options.timestamps ? { text: s.text, offset: s.offset, duration: s.duration, lang } : { text: s.text, lang }));
+    : transcript.segments.map((s) => ({ text: s.text, ...(options.timestamps ? { offset: s.offset, duration: s.duration } : {}), lang, ...(s.speaker ? { speaker: s.speaker } : {}) }));
   return {
     lang,
     aiGenerated: transcript.aiGenerated,

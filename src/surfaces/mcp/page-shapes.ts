@@ -26,11 +26,26 @@ function textAtoms(text: string, field: Path, item?: { list: Path; index: number
   return pieces(text).map((piece, i) => ({ text: i === 0 ? lead + piece : piece, field, piece, ...item }));
 }
 
+/**
+ * "Speaker 1: " before a segment whose speaker differs from the one before: the endpoint's labels ("A",
+ * "SPEAKER_00") numbered by first appearance, so a model reads who speaks without the provider's spelling.
+ */
+function speakerLeads(segments: Array<{ speaker?: string }>): string[] {
+  const numbers = new Map<string, number>();
+  return segments.map((segment, i) => {
+    if (!segment.speaker || segment.speaker === segments[i - 1]?.speaker) return '';
+    if (!numbers.has(segment.speaker)) numbers.set(segment.speaker, numbers.size + 1);
+    return `Speaker ${numbers.get(segment.speaker)}: `;
+  });
+}
+
 /** Transcript content at `field` (segments or a string), as lines "[mm:ss] text" where timed. */
 function contentAtoms(content: unknown, field: Path, item?: { list: Path; index: number }, lead = ''): Atom[] {
   if (typeof content === 'string') return textAtoms(content, field, item, lead);
-  return (content as Array<{ text: string; offset?: number }>).map((segment, i) => ({
-    text: `${i === 0 ? lead : ''}${segment.offset === undefined ? '' : `[${clock(segment.offset)}] `}${segment.text}\n`,
+  const segments = content as Array<{ text: string; offset?: number; speaker?: string }>;
+  const speakers = speakerLeads(segments);
+  return segments.map((segment, i) => ({
+    text: `${i === 0 ? lead : ''}${segment.offset === undefined ? '' : `[${clock(segment.offset)}] `}${speakers[i]}${segment.text}\n`,
     ...(item ? { ...item, field, piece: segment } : { list: field, index: i }),
     ...(segment.offset === undefined ? {} : { time: segment.offset }),
   }));
