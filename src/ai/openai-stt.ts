@@ -19,7 +19,7 @@ interface VerboseTranscription {
   language?: string;
   text?: string;
   duration?: number;
-  segments?: Array<{ start?: number; end?: number; text?: string }>;
+  segments?: Array<{ start?: number; end?: number; text?: string; speaker?: unknown }>;
   error?: { message?: string } | string;
 }
 
@@ -63,12 +63,20 @@ export function openAiSpeechToText(http: HttpClient, options: OpenAiSttOptions):
   };
 }
 
+/** A diarizing endpoint's label (a string or a number), bounded; anything else is no label. */
+function speakerOf(label: unknown): { speaker?: string } {
+  if (typeof label === 'number' && Number.isFinite(label)) return { speaker: String(label) };
+  if (typeof label !== 'string') return {};
+  const speaker = label.trim().slice(0, 50);
+  return speaker ? { speaker } : {};
+}
+
 function toTranscript(reply: VerboseTranscription, host: string): SpeechTranscript {
   const language = languageCode(reply.language);
   if (Array.isArray(reply.segments)) {
     const segments = reply.segments
       .filter((s) => typeof s.text === 'string' && Number.isFinite(s.start) && Number.isFinite(s.end))
-      .map((s) => ({ start: s.start!, end: Math.max(s.start!, s.end!), text: s.text!.trim() }))
+      .map((s) => ({ start: s.start!, end: Math.max(s.start!, s.end!), text: s.text!.trim(), ...speakerOf(s.speaker) }))
       .filter((s) => s.text.length > 0);
     return { language, segments };
   }

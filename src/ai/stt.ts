@@ -7,6 +7,8 @@ export interface SpeechSegment {
   start: number;
   end: number;
   text: string;
+  /** Who spoke, as a diarizing endpoint labels it ("A", "SPEAKER_00"); labels hold within one audio file only. */
+  speaker?: string;
 }
 
 export interface SpeechTranscript {

@@ -206,7 +206,7 @@ function stitch(chunks: Chunk[], transcripts: SpeechTranscript[], requested?: st
     for (const s of transcripts[i].segments) {
       const start = Math.min(chunk.start + s.start, chunk.end);
       const end = Math.min(chunk.start + s.end, chunk.end);
-      segments.push({ text: s.text, offset: Math.round(start * 1000), duration: Math.max(0, Math.round((end - start) * 1000)), lang });
+      segments.push({ text: s.text, offset: Math.round(start * 1000), duration: Math.max(0, Math.round((end - start) * 1000)), lang, ...(s.speaker ? { speaker: s.speaker } : {}) });
     }
   });
   return { segments, language };

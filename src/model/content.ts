@@ -11,8 +11,14 @@ export const transcriptSegment = z.object({
   /** Duration in milliseconds; absent when timestamps=false. */
   duration: z.number().int().optional(),
   lang: z.string(),
+  /** Who spoke, where a diarizing speech-to-text endpoint said (an addition to the spec's segment). */
+  speaker: z.string().optional().describe('Who spoke, as the speech-to-text endpoint labels it'),
 });
 export type TranscriptSegment = z.infer<typeof transcriptSegment>;
+
+/** A part of a video: its title and where it starts, in seconds (YouTube's chapters). */
+export const chapter = z.object({ title: z.string(), start: z.number().describe('Seconds from the start') });
+export type Chapter = z.infer<typeof chapter>;
 
 export const transcriptResponse = z.object({
   lang: z.string(),
@@ -29,6 +35,8 @@ export const transcriptResponse = z.object({
   translatedBy: z.enum(['youtube', 'ai']).optional(),
   platform: z.string().optional(),
   videoId: z.string().optional(),
+  /** The video's chapters, where it has them (an addition to the spec's reply). */
+  chapters: z.array(chapter).optional().describe("The video's chapters, where it has them"),
 });
 export type TranscriptResponse = z.infer<typeof transcriptResponse>;
 
@@ -75,5 +83,7 @@ export const metadata = z.object({
   /** Documents read as pages (PDF, Word): which kind, and a PDF's page count. */
   documentType: z.enum(['pdf', 'docx']).optional(),
   pages: z.number().int().optional(),
+  /** A video's chapters, where it has them. */
+  chapters: z.array(chapter).optional(),
 });
 export type Metadata = z.infer<typeof metadata>;

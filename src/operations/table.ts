@@ -2,6 +2,7 @@
 import type { AnyOperation } from './define.js';
 import { account, jobStatus } from './account.js';
 import { webCrawl, webMap, webScrape } from './web.js';
+import { readOperation } from './read.js';
 import { metadataOperation } from './metadata.js';
 import { facebookTranscript, instagramTranscript, tiktokTranscript, videoTranscript, xTranscript } from './platform-transcripts.js';
 import { transcriptOperation } from './transcript.js';
@@ -12,6 +13,7 @@ import { jobCancel, jobList } from './jobs.js';
 import { SUPADATA_VIEWS } from './supadata.js';
 
 export const OPERATIONS: AnyOperation[] = [
+  readOperation,
   account,
   jobStatus,
   jobList,

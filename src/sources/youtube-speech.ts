@@ -18,7 +18,7 @@ export function youtubeSpeechFallback(ctx: SourceContext): TranscriptFallback | 
       { lang: video.lang, timestamps: true },
       ctx,
     );
-    const segments = (result.content as TranscriptSegment[]).map((s) => ({ text: s.text, offset: s.offset ?? 0, duration: s.duration ?? 0 }));
+    const segments = (result.content as TranscriptSegment[]).map((s) => ({ text: s.text, offset: s.offset ?? 0, duration: s.duration ?? 0, ...(s.speaker ? { speaker: s.speaker } : {}) }));
     // The billed length: durationMinutes as the pipeline reserved it, so settling charges exactly that.
     return { videoId: video.videoId, lang: result.lang, aiGenerated: true, durationSeconds: result.durationMinutes * 60, availableLangs: [], segments };
   };

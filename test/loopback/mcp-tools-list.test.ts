@@ -131,15 +131,15 @@ describe('GLEANER_MCP_TOOLS', () => {
     expect(defaults).toEqual(expect.arrayContaining(['transcript', 'web_scrape', 'youtube_search', 'account', 'video_analysis']));
     expect(await names('all')).toEqual(expect.arrayContaining([...defaults, 'tiktok_transcript', 'x_transcript']));
     // A group with a job tool lists the tools that follow a job too.
-    expect(await names('web')).toEqual(['job_cancel', 'job_status', 'metadata', 'web_crawl', 'web_map', 'web_scrape']);
+    expect(await names('web')).toEqual(['job_cancel', 'job_status', 'metadata', 'read', 'web_crawl', 'web_map', 'web_scrape']);
     // video: the tools that take any video link (the per-platform transcripts only by name).
-    expect(await names('video')).toEqual(['metadata', 'transcript', 'video_transcript']);
+    expect(await names('video')).toEqual(['metadata', 'read', 'transcript', 'video_transcript']);
     expect(await names('analysis')).toEqual(['job_cancel', 'job_status', 'video_analysis']);
-    expect(await names('video,analysis')).toEqual(['job_cancel', 'job_status', 'metadata', 'transcript', 'video_analysis', 'video_transcript']);
-    expect(await names('video, tiktok_transcript')).toEqual(['metadata', 'tiktok_transcript', 'transcript', 'video_transcript']);
+    expect(await names('video,analysis')).toEqual(['job_cancel', 'job_status', 'metadata', 'read', 'transcript', 'video_analysis', 'video_transcript']);
+    expect(await names('video, tiktok_transcript')).toEqual(['metadata', 'read', 'tiktok_transcript', 'transcript', 'video_transcript']);
     expect(await names('account, tiktok_transcript')).toEqual(['account', 'job_cancel', 'job_list', 'job_status', 'tiktok_transcript']);
     const youtube = await names('youtube');
-    expect(youtube.every((name) => name.startsWith('youtube_') || ['transcript', 'job_status', 'job_cancel'].includes(name))).toBe(true);
+    expect(youtube.every((name) => name.startsWith('youtube_') || ['read', 'transcript', 'job_status', 'job_cancel'].includes(name))).toBe(true);
     expect(youtube).toContain('youtube_transcript');
   });
 

@@ -286,3 +286,36 @@ describe('metadata of a direct file', () => {
     expect(reply.body.durationSeconds).toBeCloseTo(20, 0);
   });
 });
+
+describe('speakers', () => {
+  it('a diarizing endpoint\'s labels come through as speaker on each segment, and as "Speaker n:" in the MCP text block', async () => {
+    stt.speakers = ['SPEAKER_00', 'SPEAKER_00', 'SPEAKER_01'];
+    const key = await server.createKey('Pro', { credits: 100 });
+    const url = `${MEDIA}/clips/short.mp4`;
+    const reply = await server.request('GET', `/v1/video/transcript?url=${encodeURIComponent(url)}`, { apiKey: key });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body.content.map((s: { speaker?: string }) => s.speaker)).toEqual(['SPEAKER_00', 'SPEAKER_00']);
+    const client = await connectMcp(server.baseUrl, key);
+    try {
+      stt.speakers = ['A', 'B'];
+      const other = `${MEDIA}/audio/talk.m4a`;
+      const result = await client.callTool({ name: 'video_transcript', arguments: { url: other } });
+      const text = (result.content as Array<{ text: string }>)[0].text;
+      // 150 s in 60-second chunks, a segment every 10 s, labels restarting in each chunk: A B A B A B, A B ..., A.
+      expect(text).toContain('[00:00] Speaker 1: Heard speech at 0 s');
+      expect(text).toContain('[00:10] Speaker 2: Heard speech at 10 s');
+      expect(text).toContain('[00:20] Speaker 1: Heard speech at 20 s');
+      const structured = result.structuredContent as { content: Array<{ speaker?: string }> };
+      expect(structured.content.map((s) => s.speaker).slice(0, 4)).toEqual(['A', 'B', 'A', 'B']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('an endpoint without labels gives segments without speaker, and no "Speaker" in the text', async () => {
+    const key = await server.createKey('Pro', { credits: 100 });
+    const reply = await server.request('GET', `/v1/video/transcript?url=${encodeURIComponent(`${MEDIA}/clips/short.mp4`)}&lang=de`, { apiKey: key });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    expect(reply.body.content.every((s: object) => !('speaker' in s))).toBe(true);
+  });
+});

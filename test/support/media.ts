@@ -159,6 +159,8 @@ export interface SttServer {
   failWhen?: (call: SttCall) => boolean;
   /** The language reported as heard (an English name, as OpenAI's verbose_json gives it). */
   language: string;
+  /** Speaker labels a diarizing endpoint would give, segment i the label i mod their number (none: no labels). */
+  speakers: string[];
   reset(): void;
   close(): Promise<void>;
 }
@@ -177,12 +179,14 @@ export async function startSttServer(): Promise<SttServer> {
     maxInFlight: 0,
     holdUntil: 0,
     language: 'english',
+    speakers: [],
     reset() {
       state.calls.length = 0;
       state.maxInFlight = 0;
       state.holdUntil = 0;
       state.failWhen = undefined;
       state.language = 'english';
+      state.speakers = [];
       arrived = 0;
       released = new Promise<void>((resolve) => (release = resolve));
     },
@@ -232,7 +236,8 @@ export async function startSttServer(): Promise<SttServer> {
       const segments = Array.from({ length: count }, (_, i) => {
         const start = i * SEGMENT_SECONDS;
         const end = i === count - 1 ? call.durationSeconds : start + SEGMENT_SECONDS;
-        return { id: i, start, end, text: ` Heard speech at ${start} s of a ${call.durationSeconds.toFixed(1)} s upload.` };
+        const speaker = state.speakers.length ? { speaker: state.speakers[i % state.speakers.length] } : {};
+        return { id: i, start, end, text: ` Heard speech at ${start} s of a ${call.durationSeconds.toFixed(1)} s upload.`, ...speaker };
       });
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ task: 'transcribe', language: state.language, duration: call.durationSeconds, text: segments.map((s) => s.text).join(''), segments }));

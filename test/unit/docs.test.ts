@@ -22,9 +22,11 @@ describe('documents derived from the operation table', () => {
 });
 
 describe('the README', () => {
-  it('is a page a newcomer reads in minutes: at most 250 lines, every docs/ link resolving', () => {
+  it('is a page a newcomer reads in minutes: at most 220 lines beside the generated operation table, every docs/ link resolving', () => {
     const readme = fs.readFileSync('README.md', 'utf8');
-    expect(readme.split('\n').length).toBeLessThanOrEqual(250 + 1);
+    // The table grows by a row with each operation; the prose a newcomer reads is what is bounded.
+    const prose = readme.replace(/<!-- operations:start[\s\S]*?<!-- operations:end -->/, '');
+    expect(prose.split('\n').length).toBeLessThanOrEqual(220 + 1);
     for (const [, target] of readme.matchAll(/\]\((docs\/[^)#]+)(?:#[^)]*)?\)/g)) expect(fs.existsSync(target), target).toBe(true);
   });
 });

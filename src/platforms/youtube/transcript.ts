@@ -12,7 +12,8 @@
 import { GleanerError } from '../../errors.js';
 import type { HttpClient } from '../../net/http.js';
 import type { Store } from '../../store/store.js';
-import type { TranscriptResponse } from '../../model/content.js';
+import type { Chapter, TranscriptResponse } from '../../model/content.js';
+import { chaptersFromDescription } from './chapters.js';
 import type { Innertube, YT } from 'youtubei.js';
 import { parseCaptionBody, pickTrack, trackBodyUrl } from './captions.js';
 import { innertube } from './client.js';
@@ -26,6 +27,7 @@ export interface StoredSegment {
   text: string;
   offset: number;
   duration: number;
+  speaker?: string;
 }
 
 /** What is cached: everything needed to render any reply format. */
@@ -40,6 +42,8 @@ export interface StoredTranscript {
   durationSeconds: number;
   availableLangs: string[];
   segments: StoredSegment[];
+  /** From the description's timestamps (the player reply has no markers). */
+  chapters?: Chapter[];
 }
 
 export interface TranscriptRequest {
@@ -162,7 +166,8 @@ async function fromTracks(
   const { track } = pickTrack(tracks, request.lang, defaultIndex)!;
   let translateTo = request.translate;
   if (translateTo && translateTo.toLowerCase() === track.languageCode.toLowerCase()) translateTo = undefined;
-  const base = { videoId: request.videoId, aiGenerated: false, durationSeconds: durationSeconds(info), availableLangs };
+  const chapters = chaptersFromDescription(info.basic_info.short_description, durationSeconds(info));
+  const base = { videoId: request.videoId, aiGenerated: false, durationSeconds: durationSeconds(info), availableLangs, ...(chapters.length ? { chapters } : {}) };
   const offered = translateTo ? translationLanguages.find((code) => code.toLowerCase() === translateTo!.toLowerCase()) : undefined;
   if (translateTo && (!track.isTranslatable || !offered) && !deps.translator) {
     throw new GleanerError(
@@ -339,7 +344,7 @@ export function renderTranscript(
   const { lang } = transcript;
   const content = options.text
     ? transcript.segments.map((s) => s.text).join(' ')
-    : transcript.segments.map((s) => (options.timestamps ? { text: s.text, offset: s.offset, duration: s.duration, lang } : { text: s.text, lang }));
+    : transcript.segments.map((s) => ({ text: s.text, ...(options.timestamps ? { offset: s.offset, duration: s.duration } : {}), lang, ...(s.speaker ? { speaker: s.speaker } : {}) }));
   return {
     lang,
     aiGenerated: transcript.aiGenerated,
@@ -350,5 +355,6 @@ export function renderTranscript(
     ...(transcript.translatedTo ? { translatedTo: transcript.translatedTo, translatedBy: transcript.translatedBy ?? 'youtube' } : {}),
     platform: 'youtube',
     videoId: transcript.videoId,
+    ...(transcript.chapters?.length ? { chapters: transcript.chapters } : {}),
   };
 }

@@ -8,6 +8,7 @@ import type { Metadata } from '../../model/content.js';
 import type { CaptionTrack } from './captions.js';
 import { callYoutube } from './client.js';
 import { botCheckError, isBotCheck } from './refusals.js';
+import { videoChapters } from './chapters.js';
 
 type Info = YT.VideoInfo;
 
@@ -150,6 +151,7 @@ export function toMetadata(info: Info): Metadata {
   const owner = info.secondary_info?.owner?.author;
   const handle = owner?.url ? /\/(@[^/?#]+)/.exec(owner.url)?.[1] : undefined;
   const publishedAt = video.uploadDate ?? undefined;
+  const chapters = videoChapters(info);
   return {
     platform: 'youtube',
     url: `https://www.youtube.com/watch?v=${video.id}`,
@@ -169,6 +171,7 @@ export function toMetadata(info: Info): Metadata {
     ...(video.duration !== null ? { durationSeconds: video.duration } : {}),
     ...(publishedAt ? { publishedAt } : {}),
     tags: video.tags,
+    ...(chapters.length ? { chapters } : {}),
   };
 }
 

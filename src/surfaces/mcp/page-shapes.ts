@@ -5,6 +5,7 @@
  */
 import type { AnyOperation } from '../../operations/define.js';
 import { analysisResult, crawlResult, mapReply, scrapeReply, searchReply, channelVideosReply, playlistVideosReply, transcriptBatchReply, transcriptReply, videoBatchReply } from '../../operations/outputs.js';
+import { readReply } from '../../operations/read.js';
 import { pieces, type Atom, type Layout, type Path } from './pages.js';
 
 type Reply = Record<string, any>;
@@ -25,11 +26,26 @@ function textAtoms(text: string, field: Path, item?: { list: Path; index: number
   return pieces(text).map((piece, i) => ({ text: i === 0 ? lead + piece : piece, field, piece, ...item }));
 }
 
+/**
+ * "Speaker 1: " before a segment whose speaker differs from the one before: the endpoint's labels ("A",
+ * "SPEAKER_00") numbered by first appearance, so a model reads who speaks without the provider's spelling.
+ */
+function speakerLeads(segments: Array<{ speaker?: string }>): string[] {
+  const numbers = new Map<string, number>();
+  return segments.map((segment, i) => {
+    if (!segment.speaker || segment.speaker === segments[i - 1]?.speaker) return '';
+    if (!numbers.has(segment.speaker)) numbers.set(segment.speaker, numbers.size + 1);
+    return `Speaker ${numbers.get(segment.speaker)}: `;
+  });
+}
+
 /** Transcript content at `field` (segments or a string), as lines "[mm:ss] text" where timed. */
 function contentAtoms(content: unknown, field: Path, item?: { list: Path; index: number }, lead = ''): Atom[] {
   if (typeof content === 'string') return textAtoms(content, field, item, lead);
-  return (content as Array<{ text: string; offset?: number }>).map((segment, i) => ({
-    text: `${i === 0 ? lead : ''}${segment.offset === undefined ? '' : `[${clock(segment.offset)}] `}${segment.text}\n`,
+  const segments = content as Array<{ text: string; offset?: number; speaker?: string }>;
+  const speakers = speakerLeads(segments);
+  return segments.map((segment, i) => ({
+    text: `${i === 0 ? lead : ''}${segment.offset === undefined ? '' : `[${clock(segment.offset)}] `}${speakers[i]}${segment.text}\n`,
     ...(item ? { ...item, field, piece: segment } : { list: field, index: i }),
     ...(segment.offset === undefined ? {} : { time: segment.offset }),
   }));
@@ -45,7 +61,19 @@ function transcriptHeader(t: Reply): string {
   return `${parts.join(' · ')}\n\n`;
 }
 
-const transcript: Shape = (reply) => ({ header: transcriptHeader(reply), atoms: contentAtoms(reply.content, ['content']), paged: [['content']] });
+/** A heading before the first timed line of each chapter (text only: the segments stay as they are). */
+function withChapters(atoms: Atom[], chapters: Array<{ title: string; start: number }> | undefined): Atom[] {
+  if (!chapters?.length) return atoms;
+  let next = 0;
+  return atoms.map((atom) => {
+    if (atom.time === undefined) return atom;
+    let headings = '';
+    while (next < chapters.length && chapters[next].start * 1000 <= atom.time) headings += `${next === 0 ? '' : '\n'}## ${chapters[next++].title} [${clock(chapters[next - 1].start * 1000)}]\n`;
+    return headings ? { ...atom, text: headings + atom.text } : atom;
+  });
+}
+
+const transcript: Shape = (reply) => ({ header: transcriptHeader(reply), atoms: withChapters(contentAtoms(reply.content, ['content']), reply.chapters), paged: [['content']] });
 
 const scrape: Shape = (reply) => {
   const links: Atom[] = (reply.urls as string[]).map((url, index) => ({ text: `${index === 0 ? '\n\nLinks on the page:\n' : ''}- ${url}\n`, list: ['urls'], index }));
@@ -129,21 +157,39 @@ const analysis: Shape = (reply) => {
   return { header, atoms: [{ text: JSON.stringify(reply.data, null, 2) ?? 'null' }], paged: [] };
 };
 
+/** A layout of the reply's `result` as a layout of the reply, under `header`. */
+function underResult(layout: Layout, header: string): Layout {
+  const within = (path: Path | undefined) => (path ? ['result', ...path] : undefined);
+  return {
+    header: `${header}${layout.header}`,
+    atoms: layout.atoms.map((atom) => ({ ...atom, list: within(atom.list), field: atom.list ? atom.field : within(atom.field) })),
+    paged: layout.paged.map((path) => ['result', ...path]),
+  };
+}
+
 /** A job reply pages its result by the shape of the operation that ran it. */
 function job(inner: Shape): Shape {
   return (reply) => {
     // A completed job, or a cancelled crawl with the pages it got.
     if (!reply.result) return undefined;
     const layout = inner(reply.result);
-    if (!layout) return undefined;
-    const within = (path: Path | undefined) => (path ? ['result', ...path] : undefined);
-    return {
-      header: `Job ${reply.jobId} (${reply.operation}) ${reply.status}\n${layout.header}`,
-      atoms: layout.atoms.map((atom) => ({ ...atom, list: within(atom.list), field: atom.list ? atom.field : within(atom.field) })),
-      paged: layout.paged.map((path) => ['result', ...path]),
-    };
+    return layout && underResult(layout, `Job ${reply.jobId} (${reply.operation}) ${reply.status}\n`);
   };
 }
+
+/** `read` pages its result by the shape of the operation it routed to, under a line of the video's facts. */
+const READ_ROUTE_SHAPES: Record<string, Shape> = { transcript, web_scrape: scrape, youtube_channel_videos: videoLists, youtube_playlist_videos: videoLists };
+
+const read: Shape = (reply) => {
+  const layout = READ_ROUTE_SHAPES[reply.route]?.(reply.result);
+  if (!layout) return undefined;
+  const video = reply.video as Reply | undefined;
+  const facts = video
+    ? [video.author?.name, video.durationSeconds ? clock(video.durationSeconds * 1000) : undefined, video.createdAt?.slice(0, 10), count(video.stats?.views, 'views')].filter(Boolean)
+    : [];
+  const title = reply.title && reply.route !== 'web_scrape' ? `# ${reply.title}\n` : '';
+  return underResult(layout, `${title}${facts.length ? `${facts.join(' · ')}\n` : ''}(read as ${reply.route})\n`);
+};
 
 const BY_OUTPUT = new Map<unknown, Shape>([
   [transcriptReply, transcript],
@@ -156,6 +202,7 @@ const BY_OUTPUT = new Map<unknown, Shape>([
   [transcriptBatchReply, batch],
   [videoBatchReply, batch],
   [analysisResult, analysis],
+  [readReply, read],
 ]);
 
 /** The views of finished jobs in the Supadata SDK's shapes, whose outputs are their own. */
