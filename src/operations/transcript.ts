@@ -20,7 +20,7 @@ export const transcriptOperation = defineOperation({
   name: 'transcript',
   title: 'Video transcript',
   description:
-    'Transcript of a video on YouTube, TikTok, Instagram, X, Facebook or a media file URL. Use it for any video link. 1 credit from captions, else 2 per minute; 30 per minute translated by a model.',
+    'Transcript of a video on YouTube, TikTok, Instagram, X, Facebook or a media file, with language, translation and mode choices. 1 credit from captions, else 2 a minute; 30 a minute translated.',
   http: { method: 'GET', path: '/v1/transcript' },
   input: z.object({
     url: httpUrl,

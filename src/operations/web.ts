@@ -18,7 +18,7 @@ export const webScrape = defineOperation({
   name: 'web_scrape',
   title: 'Scrape a web page',
   description:
-    'Reads a web page, PDF or Word file as markdown (or text, HTML), JavaScript pages too. Use it to read an article or document. 1 credit.',
+    'A web page, PDF or Word file as markdown, text or HTML, JavaScript pages too, with rendering and link choices. 1 credit.',
   http: { method: 'GET', path: '/v1/web/scrape' },
   input: z.object({
     url: httpUrl,
@@ -114,7 +114,7 @@ export const webCrawl = defineOperation({
   name: 'web_crawl',
   title: 'Crawl a website',
   description:
-    'Reads many pages of one website (sitemap or links, documents too), obeying robots.txt. Use it for a whole site; web_scrape for one page. Pro plan; 1 credit a page.',
+    'Reads many pages of one website (sitemap or links, documents too), obeying robots.txt. Pro plan; 1 credit a page.',
   http: { method: 'POST', path: '/v1/web/crawl' },
   input: crawlInput,
   output: crawlResult,
