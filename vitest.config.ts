@@ -17,7 +17,19 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { extends: true, test: { name: 'loopback', include: ['test/loopback/**/*.test.ts'] } },
-      { extends: true, test: { name: 'processes', include: ['test/processes/**/*.test.ts'] } },
+      // The processes tier starts the compiled CLI (test/support/built-cli.ts), compiled first when stale. Its
+      // tests start processes (Node, redis-server, Chromium), which a loaded 2-core machine starts several
+      // times slower: two minutes each, by default, where a test or hook gives no limit of its own.
+      {
+        extends: true,
+        test: {
+          name: 'processes',
+          include: ['test/processes/**/*.test.ts'],
+          globalSetup: ['./test/support/build-cli.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
     ],
   },
 });

@@ -133,12 +133,12 @@ describe('video_transcript on a direct file', () => {
 describe('video_transcript refusals', () => {
   it('refuses a 2 GB file from its Content-Length, before reading it, charging nothing', async () => {
     const key = await server.createKey('Pro', { credits: 100 });
-    const started = Date.now();
+    // The server sends 64 KB of the body and then holds it: a reader of the body would wait for the HTTP
+    // deadline and answer a timeout, so a 413 is the refusal from the Content-Length (no wall-clock budget).
     const reply = await transcript(server, key, `${MEDIA}/huge.mp4`);
     expect(reply.status).toBe(413);
     expect(reply.body.error.code).toBe('PAYLOAD_TOO_LARGE');
     expect(reply.body.error.message).toContain('GLEANER_MEDIA_MAX_BYTES');
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(await credits(server, key)).toBe(100);
     expect(stt.calls).toHaveLength(0);
     expect(tmpEntries(server)).toEqual([]);

@@ -8,11 +8,12 @@ import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { loadConfig } from '../../src/config.js';
+import { GLEANER_MAIN } from '../support/built-cli.js';
 
 const run = promisify(execFile);
 
 function gleaner(args: string[], env: Record<string, string>) {
-  return run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, ...env } });
+  return run(process.execPath, [GLEANER_MAIN, ...args], { env: { ...process.env, ...env } });
 }
 
 describe('gleaner keys', () => {
@@ -77,7 +78,7 @@ describe('gleaner mcp without a key', () => {
     delete childEnv.GLEANER_API_KEY;
     const accountOnce = async () => {
       const client = new Client({ name: 'local-owner-test', version: '1' });
-      await client.connect(new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp'], env: childEnv, stderr: 'pipe' }));
+      await client.connect(new StdioClientTransport({ command: process.execPath, args: [GLEANER_MAIN, 'mcp'], env: childEnv, stderr: 'pipe' }));
       try {
         const result = await client.callTool({ name: 'account', arguments: {} });
         expect(result.isError).toBeFalsy();
@@ -97,7 +98,7 @@ describe('gleaner mcp without a key', () => {
 describe('gleaner serve', () => {
   it('creates and prints an owner key when none exists, and serves /v1/me with it', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-serve-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0'], {
+    const child = spawn(process.execPath, [GLEANER_MAIN, 'serve', '--port', '0'], {
       env: { ...process.env, GLEANER_DATA_DIR: dataDir, GLEANER_LOG_LEVEL: 'info' },
     });
     try {
