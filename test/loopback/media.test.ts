@@ -40,7 +40,8 @@ beforeAll(async () => {
       GLEANER_UPSTREAM_OVERRIDES: `media.example=${files.origin}`,
     },
   });
-}, 120_000);
+  // espeak-ng and several ffmpeg encodes: 147 s measured at load 30 on 2 cores (docs/testing.md).
+}, 300_000);
 
 afterAll(async () => {
   await server?.close();
