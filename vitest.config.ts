@@ -16,8 +16,23 @@ export default defineConfig({
     reporters: ['default', './test/support/summary-reporter.ts'],
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
-      { extends: true, test: { name: 'loopback', include: ['test/loopback/**/*.test.ts'] } },
-      { extends: true, test: { name: 'processes', include: ['test/processes/**/*.test.ts'] } },
+      // Loopback and processes tests start servers, worker threads, ffmpeg, Chromium or Gleaner's own processes,
+      // which a loaded 2-core machine (load 30 measured) runs many times slower than an idle one: two minutes a
+      // test and a hook by default where a test gives no limit of its own (docs/testing.md). A limit only turns a
+      // hang into a failure; a passing test on an idle machine ends long before it.
+      // Hooks that make media with espeak-ng and ffmpeg get five minutes (one took 147 s at load 30).
+      { extends: true, test: { name: 'loopback', include: ['test/loopback/**/*.test.ts'], testTimeout: 120_000, hookTimeout: 300_000 } },
+      // The processes tier starts the compiled CLI (test/support/built-cli.ts), compiled first when stale.
+      {
+        extends: true,
+        test: {
+          name: 'processes',
+          include: ['test/processes/**/*.test.ts'],
+          globalSetup: ['./test/support/build-cli.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
     ],
   },
 });

@@ -1,9 +1,9 @@
-/** `gleaner docs`: writes the README table and the manifest's tools from the table of operations. */
+/** `gleaner docs`: writes the README table, the manifest's tools and docs/errors.md from the tables they come from. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OPERATIONS } from '../operations/table.js';
-import { manifestTools, operationsTable, replaceTable } from '../surfaces/docs.js';
+import { errorCodesDocument, manifestTools, operationsTable, replaceTable } from '../surfaces/docs.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -11,17 +11,19 @@ export async function runDocsCommand(args: string[]): Promise<number> {
   const check = args.includes('--check');
   const readmePath = path.join(root, 'README.md');
   const manifestPath = path.join(root, 'manifest.json');
-  const readme = fs.readFileSync(readmePath, 'utf8');
   const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as Record<string, unknown>;
-  const newReadme = replaceTable(readme, operationsTable(OPERATIONS));
-  const newManifest = `${JSON.stringify({ ...manifest, tools: manifestTools(OPERATIONS) }, null, 2)}\n`;
-  const stale = newReadme !== readme || newManifest !== fs.readFileSync(manifestPath, 'utf8');
+  const generated: Array<[string, string]> = [
+    [readmePath, replaceTable(fs.readFileSync(readmePath, 'utf8'), operationsTable(OPERATIONS))],
+    [manifestPath, `${JSON.stringify({ ...manifest, tools: manifestTools(OPERATIONS) }, null, 2)}\n`],
+    [path.join(root, 'docs', 'errors.md'), errorCodesDocument()],
+  ];
+  const read = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined);
+  const stale = generated.filter(([file, text]) => read(file) !== text).map(([file]) => path.relative(root, file));
   if (check) {
-    process.stderr.write(stale ? 'README.md or manifest.json is out of date: run npm run docs\n' : 'docs are current\n');
-    return stale ? 1 : 0;
+    process.stderr.write(stale.length ? `${stale.join(', ')} out of date: run npm run docs\n` : 'docs are current\n');
+    return stale.length ? 1 : 0;
   }
-  fs.writeFileSync(readmePath, newReadme);
-  fs.writeFileSync(manifestPath, newManifest);
-  process.stderr.write('README.md and manifest.json updated from the operation table\n');
+  for (const [file, text] of generated) fs.writeFileSync(file, text);
+  process.stderr.write('README.md, manifest.json and docs/errors.md updated from the operation table and the error codes\n');
   return 0;
 }

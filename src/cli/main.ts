@@ -79,10 +79,10 @@ gleaner keys set-plan <id> <plan>
     },
   },
   docs: {
-    summary: "regenerate (or --check) README's operation table and manifest.json's tools",
+    summary: "regenerate (or --check) README's operation table, manifest.json's tools and docs/errors.md",
     usage: `gleaner docs [--check]
-  Writes the README operation table and manifest.json's tools from the table of operations; --check only
-  says whether they are stale (exit 1).`,
+  Writes the README operation table and manifest.json's tools from the table of operations, and
+  docs/errors.md from the error codes (src/errors.ts); --check only says whether they are stale (exit 1).`,
     load: async () => {
       const { runDocsCommand } = await import('./docs.js');
       return (_config, args) => runDocsCommand(args);

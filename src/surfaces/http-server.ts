@@ -1,7 +1,8 @@
 /**
  * `gleaner serve`: one HTTP server with the REST API under /v1, the MCP streamable HTTP endpoint
- * at /mcp, and /healthz and /metrics for operators. Bound to loopback by default, where it also
- * refuses foreign Host and Origin headers so a web page cannot reach it through DNS rebinding.
+ * at /mcp, /healthz and /metrics for operators, and the API reference page at /docs. Bound to
+ * loopback by default, where it also refuses foreign Host and Origin headers so a web page cannot
+ * reach it through DNS rebinding.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,6 +23,7 @@ import { handleOAuth, isOAuthRoute } from './oauth/routes.js';
 import { authenticateMcp } from './oauth/mcp-auth.js';
 import { createConsoleHandler, isConsolePath } from './console/handler.js';
 import type { OAuthClientsSource } from './console/oauth-slot.js';
+import { isReferencePath, REFERENCE_PATH, serveReference } from './reference.js';
 
 export interface RunningServer {
   url: string;
@@ -77,6 +79,11 @@ export async function startHttpServer(app: App, options: { host: string; port: n
           throw new GleanerError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${pathname}; use GET.`, { headers: { Allow: 'GET' } });
         }
         await (pathname === '/healthz' ? serveHealth(app, res) : serveMetrics(res));
+        return;
+      }
+      if (isReferencePath(pathname)) {
+        note(res, { surface: 'ops', route: REFERENCE_PATH, operation: 'docs' });
+        serveReference(req, res, pathname);
         return;
       }
       if (isConsolePath(pathname)) {

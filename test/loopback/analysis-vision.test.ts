@@ -75,7 +75,7 @@ beforeAll(async () => {
   const base = { GLEANER_UPSTREAM_OVERRIDES: `media.example=${files.origin}`, GLEANER_STT_URL: stt.url, GLEANER_ANALYSIS_MAX_FRAMES: String(MAX_FRAMES), GLEANER_MCP_WAIT_SECONDS: '60' };
   withModel = await startTestServer({ env: { ...base, GLEANER_LLM_URL: chat.url, GLEANER_LLM_MODEL: 'vision-model' } });
   withoutModel = await startTestServer({ env: base });
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await withModel?.close();

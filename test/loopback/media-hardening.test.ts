@@ -60,7 +60,7 @@ beforeAll(async () => {
   const liar = media.path('liar.mka');
   fs.writeFileSync(liar, bytes);
   upstream.serve('/liar.mka', liar, 'audio/x-matroska');
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await Promise.all([server?.close(), capped?.close()]);

@@ -24,7 +24,7 @@ beforeAll(async () => {
   const overrides = `youtube.com=${replay.origin},googleapis.com=${replay.origin},googlevideo.com=${audio.origin}`;
   server = await startTestServer({ env: { GLEANER_STT_URL: stt.url, GLEANER_STT_CHUNK_SECONDS: '60', GLEANER_UPSTREAM_OVERRIDES: overrides } });
   bare = await startTestServer({ env: { GLEANER_UPSTREAM_OVERRIDES: overrides } });
-}, 60_000);
+}, 300_000);
 
 afterAll(async () => {
   await Promise.all([server?.close(), bare?.close()]);

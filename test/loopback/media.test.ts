@@ -40,7 +40,8 @@ beforeAll(async () => {
       GLEANER_UPSTREAM_OVERRIDES: `media.example=${files.origin}`,
     },
   });
-}, 120_000);
+  // espeak-ng and several ffmpeg encodes: 147 s measured at load 30 on 2 cores (docs/testing.md).
+}, 300_000);
 
 afterAll(async () => {
   await server?.close();
@@ -133,12 +134,12 @@ describe('video_transcript on a direct file', () => {
 describe('video_transcript refusals', () => {
   it('refuses a 2 GB file from its Content-Length, before reading it, charging nothing', async () => {
     const key = await server.createKey('Pro', { credits: 100 });
-    const started = Date.now();
+    // The server sends 64 KB of the body and then holds it: a reader of the body would wait for the HTTP
+    // deadline and answer a timeout, so a 413 is the refusal from the Content-Length (no wall-clock budget).
     const reply = await transcript(server, key, `${MEDIA}/huge.mp4`);
     expect(reply.status).toBe(413);
     expect(reply.body.error.code).toBe('PAYLOAD_TOO_LARGE');
     expect(reply.body.error.message).toContain('GLEANER_MEDIA_MAX_BYTES');
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(await credits(server, key)).toBe(100);
     expect(stt.calls).toHaveLength(0);
     expect(tmpEntries(server)).toEqual([]);
@@ -213,10 +214,11 @@ describe('video_transcript refusals', () => {
 
 describe('a 25-minute file at the default chunk length', () => {
   let long: TestServer;
+  // 25 minutes of audio made by ffmpeg and cut into chunks by Gleaner: over 60 s at load 20 plus a burner (docs/testing.md).
   beforeAll(async () => {
     files.serve('/long/lecture.wav', media.make('lecture.wav', 1500, { sampleRate: 8000 }), 'audio/wav');
     long = await startTestServer({ env: { GLEANER_STT_URL: stt.url, GLEANER_UPSTREAM_OVERRIDES: `media.example=${files.origin}` } });
-  }, 60_000);
+  }, 300_000);
   afterAll(async () => long?.close());
 
   it('is split into three chunks transcribed at once, stitched in order, and costs 50 credits', async () => {
@@ -235,7 +237,7 @@ describe('a 25-minute file at the default chunk length', () => {
     expect(Math.abs(offsets[60] - 600_000)).toBeLessThan(100);
     expect(Math.abs(offsets[120] - 1_200_000)).toBeLessThan(100);
     expect(tmpEntries(long)).toEqual([]);
-  }, 60_000);
+  }, 300_000);
 
   it('fails whole, charging nothing, when one chunk fails', async () => {
     const key = await long.createKey('Pro', { credits: 200 });
@@ -246,7 +248,7 @@ describe('a 25-minute file at the default chunk length', () => {
     expect(reply.body.error.message).toContain('speech-to-text');
     expect(await credits(long, key)).toBe(200);
     expect(tmpEntries(long)).toEqual([]);
-  }, 60_000);
+  }, 300_000);
 
   it('is refused with CREDITS_EXHAUSTED once its length is known when the balance cannot cover it', async () => {
     const key = await long.createKey('Pro', { credits: 20 });
@@ -255,7 +257,7 @@ describe('a 25-minute file at the default chunk length', () => {
     expect(reply.body.error.code).toBe('CREDITS_EXHAUSTED');
     expect(stt.calls).toHaveLength(0);
     expect(await credits(long, key)).toBe(20);
-  }, 60_000);
+  }, 300_000);
 });
 
 describe('over MCP', () => {

@@ -40,7 +40,7 @@ beforeAll(async () => {
   key = await server.createKey('Pro', { credits: 10_000 });
   const { Supadata: SupadataClient } = await import('@supadata/js');
   sdk = new SupadataClient({ apiKey: key, baseUrl: `${server.baseUrl}/v1` });
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await server?.close();

@@ -133,7 +133,7 @@ beforeAll(async () => {
   audio.serve('/videoplayback', media.make('youtube.m4a', 288), 'audio/mp4');
   const blockedPort = Number(new URL(blockedYoutube.origin).port);
   [proxyBlocked, proxyClean] = await Promise.all([startTestProxy(() => ({ host: '127.0.0.1', port: blockedPort })), startTestProxy()]);
-}, 60_000);
+}, 300_000);
 
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));

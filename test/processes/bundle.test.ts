@@ -93,9 +93,10 @@ describe.skipIf(!required && !fs.existsSync(BUNDLE))('the .mcpb bundle (npm run 
     files = filesUnder(unpacked);
   }, 120_000);
 
+  // Thousands of unpacked files: removing them outlasts the 30 s default on a loaded machine.
   afterAll(() => {
     if (home) fs.rmSync(home, { recursive: true, force: true });
-  });
+  }, 180_000);
 
   /** An MCP client on the unpacked bundle's stdio server, with only the unpacked directory on the way. */
   async function connect(extraEnv: Record<string, string> = {}): Promise<Client> {

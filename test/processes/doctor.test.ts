@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, startYoutubeReplay, type YoutubeReplay } from '../support/youtube-replay.js';
 import { classify } from '../../src/cli/doctor-checks.js';
 import { GleanerError } from '../../src/errors.js';
+import { GLEANER_MAIN } from '../support/built-cli.js';
 
 /** kX3nB4PpJko: recorded player (19 caption tracks) and next replies, so metadata and captions both answer. */
 const VIDEO = 'https://www.youtube.com/watch?v=kX3nB4PpJko';
@@ -25,7 +26,7 @@ function doctor(replay: YoutubeReplay, urls: string[]): Promise<{ code: number; 
   // The endpoints are not under test here: left unset, they are skipped.
   for (const name of ['GLEANER_STT_URL', 'GLEANER_LLM_URL', 'GLEANER_STORE_URL', 'GLEANER_PROXY_URL']) delete env[name];
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'doctor', '--json', ...urls], { env }, (error, stdout, stderr) => {
+    execFile(process.execPath, [GLEANER_MAIN, 'doctor', '--json', ...urls], { env }, (error, stdout, stderr) => {
       try {
         resolve({ code: error ? Number(error.code) : 0, report: JSON.parse(stdout) as DoctorReport, stderr });
       } catch {

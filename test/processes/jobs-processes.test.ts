@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { callApi as api, createKeyWithCli as createKey, jobEnd, startGleaner, type GleanerProcess } from '../support/processes.js';
 import { startGatedSite, type GatedSite } from '../support/gated-site.js';
+import { GLEANER_MAIN } from '../support/built-cli.js';
 
 const cleanup: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -36,7 +37,7 @@ describe('jobs held by a lease (SQLite, real processes)', () => {
     const client = new Client({ name: 'lease-test', version: '1.0.0' });
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp'],
+      args: [GLEANER_MAIN, 'mcp'],
       env: { ...(process.env as Record<string, string>), ...env, GLEANER_API_KEY: key },
       stderr: 'pipe',
     });

@@ -5,6 +5,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { connectMcp, errorEnvelope } from '../support/mcp.js';
 import { TEST_OPERATIONS, gates } from '../support/test-operations.js';
 import { OPERATIONS } from '../../src/operations/table.js';
+import { GLEANER_MAIN } from '../support/built-cli.js';
 
 let server: TestServer;
 let key: string;
@@ -135,7 +136,7 @@ describe('MCP over stdio', () => {
   it('lists the default tools and calls account with GLEANER_API_KEY; stdout carries only the protocol', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp'],
+      args: [GLEANER_MAIN, 'mcp'],
       env: { ...(process.env as Record<string, string>), GLEANER_DATA_DIR: server.dataDir, GLEANER_API_KEY: key, GLEANER_LOG_LEVEL: 'info' },
       stderr: 'pipe',
     });

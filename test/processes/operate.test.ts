@@ -16,6 +16,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { startTestServer, type TestServer } from '../support/server.js';
 import { errorEnvelope } from '../support/mcp.js';
 import { TEST_OPERATIONS, gates } from '../support/test-operations.js';
+import { GLEANER_MAIN } from '../support/built-cli.js';
 
 let server: TestServer;
 let key: string;
@@ -82,7 +83,7 @@ describe('auth headers (issue 15.4)', () => {
       GLEANER_API_KEY: 'gl_not_a_key_of_this_store',
     };
     const client = new Client({ name: 'stdio-test', version: '1' });
-    const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp'], env, stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [GLEANER_MAIN, 'mcp'], env, stderr: 'pipe' });
     const stderr: string[] = [];
     transport.stderr!.on('data', (chunk: Buffer) => stderr.push(chunk.toString('utf8')));
     await client.connect(transport);
@@ -158,7 +159,7 @@ describe('/metrics (issue 15.3)', () => {
 describe('the access log (issue 15.3)', () => {
   it('N requests to `gleaner serve` write N access-log lines on stderr', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-access-'));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0'], {
+    const child = spawn(process.execPath, [GLEANER_MAIN, 'serve', '--port', '0'], {
       env: { ...(process.env as Record<string, string>), GLEANER_DATA_DIR: dataDir, GLEANER_LOG_LEVEL: 'info', GLEANER_LOG_FORMAT: 'json' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -21,6 +21,7 @@ import { profileCheck } from '../../src/cli/doctor.js';
 import { BROWSER_IDENTITY } from '../../src/net/identity.js';
 import { youtubeProfileWarnings } from '../../src/platforms/youtube/clients.js';
 import { REPO_ROOT } from '../support/paths.js';
+import { GLEANER_MAIN } from '../support/built-cli.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-profile-test-'));
 const writeJson = (name: string, value: unknown) => {
@@ -37,7 +38,7 @@ function cli(args: string[], env: Record<string, string>): Promise<{ code: numbe
     if (!(name in env)) delete full[name];
   }
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: full, timeout: 110_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [GLEANER_MAIN, ...args], { env: full, timeout: 110_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr });
     });
   });

@@ -27,6 +27,7 @@ import { CONFIG_VARIABLES, loadConfig } from '../../src/config.js';
 import { profileSecrets } from '../../src/profile/load.js';
 import { generateMedia } from '../support/media.js';
 import { writeCookiesFile } from '../support/cookies-file.js';
+import { GLEANER_MAIN } from '../support/built-cli.js';
 
 const run = promisify(execFile);
 
@@ -297,14 +298,14 @@ describe('configured secrets never reach a reply, a log line or doctor (finding 
   }, 240_000);
 
   it('doctor --json (the STT and LLM endpoints refuse, quoting the key back; platforms fail through dead proxies) carries none', async () => {
-    const result = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'doctor', '--json', 'https://www.youtube.com/watch?v=kX3nB4PpJko'], {
+    const result = await run(process.execPath, [GLEANER_MAIN, 'doctor', '--json', 'https://www.youtube.com/watch?v=kX3nB4PpJko'], {
       env: { ...process.env, ...env },
     }).catch((error: { stdout: string; stderr: string }) => error);
     look('doctor stdout', result.stdout);
     look('doctor stderr', result.stderr);
     const report = JSON.parse(result.stdout) as { checks: Array<{ name: string; status: string; detail: string }> };
     expect(report.checks.find((check) => check.name === 'speech-to-text')?.status).toBe('failed');
-    const text = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'doctor', 'https://x.com/someone/status/20', `${upstream.origin}/page`], {
+    const text = await run(process.execPath, [GLEANER_MAIN, 'doctor', 'https://x.com/someone/status/20', `${upstream.origin}/page`], {
       env: { ...process.env, ...env },
     }).catch((error: { stdout: string; stderr: string }) => error);
     expect(text.stdout).toContain('speech-to-text');
@@ -315,7 +316,7 @@ describe('configured secrets never reach a reply, a log line or doctor (finding 
 
   it('`gleaner profile` and `gleaner profile --json` carry none (the bearer token and the Cookie header left out)', async () => {
     for (const args of [['profile'], ['profile', '--json']]) {
-      const result = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, ...env } });
+      const result = await run(process.execPath, [GLEANER_MAIN, ...args], { env: { ...process.env, ...env } });
       look(`${args.join(' ')} stdout`, result.stdout);
       look(`${args.join(' ')} stderr`, result.stderr);
     }
@@ -328,7 +329,7 @@ describe('configured secrets never reach a reply, a log line or doctor (finding 
     others.push(worker);
     expect(worker.log()).toContain(`redis://***@127.0.0.1:${redis.port}`);
     const client = new Client({ name: 'secrets-test', version: '1' });
-    const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp'], env: { ...(process.env as Record<string, string>), ...env, GLEANER_API_KEY: key }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [GLEANER_MAIN, 'mcp'], env: { ...(process.env as Record<string, string>), ...env, GLEANER_API_KEY: key }, stderr: 'pipe' });
     let stderr = '';
     transport.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     await client.connect(transport);
@@ -348,7 +349,7 @@ describe('configured secrets never reach a reply, a log line or doctor (finding 
     expect(stderr).toContain('***@127.0.0.1');
     // GLEANER_API_KEY that no store knows: the refusal names the variable, never its value.
     const madeUp = new Client({ name: 'secrets-test-made-up', version: '1' });
-    const madeUpTransport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp'], env: { ...(process.env as Record<string, string>), ...env, GLEANER_API_KEY: secrets.stdioMadeUpKey }, stderr: 'pipe' });
+    const madeUpTransport = new StdioClientTransport({ command: process.execPath, args: [GLEANER_MAIN, 'mcp'], env: { ...(process.env as Record<string, string>), ...env, GLEANER_API_KEY: secrets.stdioMadeUpKey }, stderr: 'pipe' });
     let madeUpStderr = '';
     madeUpTransport.stderr!.on('data', (chunk: Buffer) => (madeUpStderr += chunk.toString()));
     await madeUp.connect(madeUpTransport);

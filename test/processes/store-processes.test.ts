@@ -13,6 +13,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { OPERATIONS } from '../../src/operations/table.js';
 import { chargeOperation } from '../support/charged-server.js';
 import { spawnChargedServer } from '../support/processes.js';
+import { GLEANER_MAIN } from '../support/built-cli.js';
 
 const run = promisify(execFile);
 const operations = [...OPERATIONS, chargeOperation];
@@ -27,7 +28,7 @@ afterEach(async () => {
 
 /** The CLI as a user runs it, in a process of its own. */
 function cli(args: string[], env: Record<string, string>) {
-  return run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { env: { ...process.env, GLEANER_LOG_LEVEL: 'silent', ...env } });
+  return run(process.execPath, [GLEANER_MAIN, ...args], { env: { ...process.env, GLEANER_LOG_LEVEL: 'silent', ...env } });
 }
 
 async function spawnServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {

@@ -22,6 +22,7 @@ import { locateBrowser } from '../../src/web/render/locate.js';
 import { looksLikeAppShell, looksLikeChallenge, visibleTextLength } from '../../src/web/render/shell.js';
 import { checkBrowser } from '../../src/cli/doctor-checks.js';
 import { FIXTURES_DIR } from '../support/paths.js';
+import { GLEANER_MAIN } from '../support/built-cli.js';
 
 const browser = locateBrowser({ browserPath: process.env.GLEANER_BROWSER_PATH, wsUrl: process.env.GLEANER_BROWSER_WS_URL });
 const noBrowser = browser.kind === 'none' ? browser.reason : undefined;
@@ -240,7 +241,7 @@ describe.skipIf(Boolean(noBrowser))('rendering with a browser', () => {
   }, 120_000);
 
   it('in MCP stdio mode a rendered scrape leaves stdout to the protocol: every line is JSON-RPC', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'mcp'], {
+    const child = spawn(process.execPath, [GLEANER_MAIN, 'mcp'], {
       env: { ...process.env, GLEANER_DATA_DIR: server.dataDir, GLEANER_API_KEY: key, GLEANER_UPSTREAM_OVERRIDES: `app.test=${site.origin}`, GLEANER_LOG_LEVEL: 'info' },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

@@ -3,6 +3,7 @@ import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_pro
 import { promisify } from 'node:util';
 import { once } from 'node:events';
 import net from 'node:net';
+import { GLEANER_MAIN } from './built-cli.js';
 
 export interface GleanerProcess {
   child: ChildProcess;
@@ -16,7 +17,7 @@ export interface GleanerProcess {
 }
 
 export async function startGleaner(args: string[], env: Record<string, string>): Promise<GleanerProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  const child = spawn(process.execPath, [GLEANER_MAIN, ...args], {
     env: { ...process.env, GLEANER_LOG_LEVEL: 'info', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -63,7 +64,7 @@ const run = promisify(execFile);
 
 /** A key made by the `gleaner keys create` command on the store `env` names. */
 export async function createKeyWithCli(env: Record<string, string>, plan: string, credits: number): Promise<string> {
-  const { stdout } = await run(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'keys', 'create', '--plan', plan, '--credits', String(credits)], {
+  const { stdout } = await run(process.execPath, [GLEANER_MAIN, 'keys', 'create', '--plan', plan, '--credits', String(credits)], {
     env: { ...process.env, ...env },
   });
   return stdout.trim();

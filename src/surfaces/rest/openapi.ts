@@ -9,22 +9,16 @@ import { sometimesJob, type AnyOperation } from '../../operations/define.js';
 import { errorBody } from '../../operations/outputs.js';
 import { buildRoutes, type Route } from './routes.js';
 import { inputJsonSchema, resultJsonSchema, successJsonSchemas } from '../schema.js';
+import { errorCodesTable, sortedErrorCodes } from '../docs.js';
 
-const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'Invalid request: a parameter is missing, unknown or out of bounds, or the URL is not allowed',
-  401: 'The x-api-key header is missing, unknown or revoked',
-  402: 'The plan does not include this operation, or the credits left cannot pay for any of it',
-  403: 'The content is private or otherwise not viewable',
-  404: 'No such job, content or transcript',
-  413: 'The request body or the upstream media is too large',
-  415: 'The target answered with content this operation cannot read',
-  422: 'A PDF or Word document could not be read: damaged, password-protected, too slow or large to read, or scanned without a text layer',
-  429: 'The per-minute request rate of the plan is used up (RATE_LIMIT_EXCEEDED)',
-  500: 'A defect in Gleaner; the request id identifies it in the server log',
-  502: 'The upstream answered with an error, or its reply is no longer understood',
-  503: 'The upstream is unreachable or refused this server, or a provider is not configured',
-  504: 'The upstream did not answer in time',
-};
+/**
+ * A response's description, from the error codes (src/errors.ts): each code that status carries and
+ * what it means; the table at the top of the document (and components["x-error-codes"]) says what to do.
+ */
+function errorDescription(status: number): string {
+  const codes = sortedErrorCodes().filter(([, entry]) => entry.status === status);
+  return codes.map(([code, { meaning }]) => `\`${code}\`: ${meaning}`).join('\n\n');
+}
 
 /** The statuses an operation can answer with besides its success. */
 function errorStatuses(operation: AnyOperation): number[] {
@@ -105,7 +99,7 @@ export function openApiDocument(operations: AnyOperation[], serverUrl = '/') {
     }
     for (const status of errorStatuses(operation)) {
       responses[String(status)] = {
-        description: ERROR_DESCRIPTIONS[status],
+        description: errorDescription(status),
         ...(status === 429 ? { headers: { 'Retry-After': header('Seconds to wait before retrying', { type: 'integer' }) } } : {}),
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
       };
@@ -133,7 +127,7 @@ export function openApiDocument(operations: AnyOperation[], serverUrl = '/') {
     info: {
       title: 'Gleaner',
       version: '1.0.0',
-      description: `Transcripts, metadata, search and web extraction for AI assistants. Error codes: ${Object.keys(ERROR_CODES).join(', ')}.`,
+      description: `Transcripts, metadata, search and web extraction for AI assistants. Send the key in the \`x-api-key\` header.\n\n## Error codes\n\nEvery error answers the envelope \`{ "error": { "code", "message", "requestId" }, "message" }\`; a failed call charges no credits.\n\n${errorCodesTable()}`,
     },
     servers: [{ url: serverUrl, description: 'This server' }],
     tags,
@@ -141,6 +135,8 @@ export function openApiDocument(operations: AnyOperation[], serverUrl = '/') {
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
       schemas,
+      // The error codes, machine-readable: status, meaning and what to do (src/errors.ts).
+      'x-error-codes': ERROR_CODES,
     },
   };
 }
