@@ -44,7 +44,8 @@ export const DEFAULT_PROBES: ReadonlyArray<{ platform: string; url: string }> = 
 /** Each probe gets this long, all its requests included. */
 const PROBE_TIMEOUT_MS = 90_000;
 
-const oneLine = (text: string, max = 300) => {
+/** One line, long enough for a refusal and every way out it names (proxy, profile, cookies). */
+const oneLine = (text: string, max = 500) => {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };

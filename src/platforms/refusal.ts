@@ -18,7 +18,7 @@ export function blocked(platform: SocialPlatform, what: string, options: { cooki
   const proxy = `GLEANER_PROXY_URL_${platform.toUpperCase()}`;
   const cookies = options.cookies === false ? '' : ', or log in through cookies (GLEANER_COOKIES_FILE, a Netscape cookies.txt)';
   const identities = options.identities
-    ? ', or give it other browser identities (the userAgent and headers of browsers.desktop and browsers.mobile in a GLEANER_PLATFORM_PROFILE file, see docs/platform-profile.md)'
+    ? ', or set other user agents (browsers in GLEANER_PLATFORM_PROFILE)'
     : '';
   return new GleanerError(
     'UPSTREAM_BLOCKED',

@@ -96,7 +96,7 @@ describe('TikTok refusing a browser identity', () => {
 
   it.each([
     ['both identities get the maintenance page', '7571863205253778731', /Site Under Maintenance/],
-    ['the shell, then the maintenance page', '7571863205253778733', /without the video data[\s\S]*Site Under Maintenance/],
+    ['the shell, then the maintenance page', '7571863205253778733', /app shell without video data[\s\S]*Site Under Maintenance/],
   ])('%s: UPSTREAM_BLOCKED (503) naming the proxy and user-agent settings, charged nothing', async (_name, id, what) => {
     const key = await harness.server.createKey('Free', { credits: 10 });
     for (const path of [`/v1/metadata?url=${q(video(id))}`, `/v1/tiktok/transcript?url=${q(video(id))}`]) {

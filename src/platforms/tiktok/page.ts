@@ -78,10 +78,10 @@ export function joinCookies(...headers: Array<string | undefined>): string | und
 function withoutVideo(page: FetchResponse): { refused: string } | { changed: true } {
   if (new URL(page.url).pathname.startsWith('/login')) return { refused: 'a login page' };
   const html = page.text().slice(0, SCAN_CHARS);
-  if (/<title>\s*Please wait/i.test(html) || /_wafchallengeid|id=["']cs["']|id=["']wci["']/.test(html)) return { refused: 'its bot check ("Please wait...") with no challenge that could be read' };
-  if (/site (?:is )?under maintenance|site maintenance/i.test(html)) return { refused: 'a "Site Under Maintenance" page (TikTok serves it to browser versions it turns away)' };
+  if (/<title>\s*Please wait/i.test(html) || /_wafchallengeid|id=["']cs["']|id=["']wci["']/.test(html)) return { refused: 'its bot check ("Please wait...") with nothing to solve' };
+  if (/site (?:is )?under maintenance|site maintenance/i.test(html)) return { refused: 'a "Site Under Maintenance" page' };
   if (readUniversalData(page.text())) return { changed: true };
-  return { refused: 'a page without the video data (the app shell alone, no challenge in it)' };
+  return { refused: 'the app shell without video data' };
 }
 
 /** One identity's attempt: the page, its challenge solved where there is one. */
@@ -94,13 +94,13 @@ async function asIdentity(http: HttpClient, url: string, kind: BrowserKind, sign
   const challenge = readChallenge(page.text());
   if (!challenge) return withoutVideo(page);
   const answer = await solveChallenge(challenge, signal);
-  if (!answer) return { refused: 'a challenge page that could not be solved' };
+  if (!answer) return { refused: 'a challenge that could not be solved' };
   // The cookies of the challenge reply belong to the same exchange: dropping them fails the check again.
   const retryCookie = joinCookies(cookie, answer);
   page = await fetchPlatform(http, page.url, 'The TikTok video', { signal, headers: { ...headers, ...(retryCookie ? { cookie: retryCookie } : {}) } });
   detail = readDetail(page.text());
   // After a solved challenge, a page without the video is this identity refused, whatever the page looks like.
-  if (!detail) return { refused: 'a page without the video even after its challenge was solved' };
+  if (!detail) return { refused: 'no video even after its challenge was solved' };
   // The challenge cookies expire at once; the session cookies of both replies go on to the CDN.
   cookie = joinCookies(cookie, cookiesOf(page));
   return { page: { page, detail, cookie, identity: kind } };
@@ -108,17 +108,22 @@ async function asIdentity(http: HttpClient, url: string, kind: BrowserKind, sign
 
 /** The video page as the first identity TikTok serves it to; UPSTREAM_BLOCKED when it refuses them all. */
 export async function fetchVideoPage(http: HttpClient, pageUrl: string, signal?: AbortSignal): Promise<VideoPage> {
-  const refusals: string[] = [];
+  const refusals: Array<{ kind: BrowserKind; refused: string }> = [];
   for (const kind of IDENTITIES) {
     const outcome = await asIdentity(http, pageUrl, kind, signal);
     if ('page' in outcome) return outcome.page;
-    if ('refused' in outcome) refusals.push(`${kind}: ${outcome.refused}`);
+    if ('refused' in outcome) refusals.push({ kind, refused: outcome.refused });
   }
   throw refusalError(refusals);
 }
 
-function refusalError(refusals: string[]): GleanerError {
+function refusalError(refusals: Array<{ kind: BrowserKind; refused: string }>): GleanerError {
   // Every identity was served the app's data without the video: the page moved, no one was refused.
   if (refusals.length === 0) return changed('tiktok', 'the video data (__UNIVERSAL_DATA_FOR_REHYDRATION__, webapp.video-detail) in the page');
-  return blocked('tiktok', `it answered each browser identity of the platform profile without the video (${refusals.join('; ')})`, { identities: true });
+  // Kept short: the doctor shows the message on one line, and the way out comes after it.
+  const same = refusals.every((r) => r.refused === refusals[0].refused);
+  const what = same
+    ? `the ${refusals.map((r) => r.kind).join(' and ')} browser identit${refusals.length > 1 ? 'ies both' : 'y'} got ${refusals[0].refused}`
+    : refusals.map((r) => `the ${r.kind} browser identity got ${r.refused}`).join(', ');
+  return blocked('tiktok', `${what}, not the video`, { identities: true });
 }
