@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { connectMcp, errorEnvelope } from '../support/mcp.js';
 
 let server: TestServer;
 let site: http.Server;
@@ -50,6 +51,23 @@ describe('waitFor with an invalid CSS selector', () => {
     expect(await credits(key)).toBe(100);
     const jobs = await server.request('GET', '/v1/jobs', { apiKey: key });
     if (jobs.status === 200) expect(JSON.stringify(jobs.body)).not.toContain(origin);
+  });
+
+  it('over MCP the same: an isError result with INVALID_REQUEST for web_scrape, web_map and web_crawl, charged nothing', async () => {
+    const key = await server.createKey('Pro', { credits: 100 });
+    const before = siteRequests;
+    const client = await connectMcp(server.baseUrl, key);
+    try {
+      for (const name of ['web_scrape', 'web_map', 'web_crawl']) {
+        const result = await client.callTool({ name, arguments: { url: `${origin}/`, waitFor: 'div >>> [[' } });
+        expect(result.isError, name).toBe(true);
+        expect(errorEnvelope(result)?.error).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringContaining('is not a valid CSS selector') });
+      }
+    } finally {
+      await client.close();
+    }
+    expect(siteRequests).toBe(before);
+    expect(await credits(key)).toBe(100);
   });
 
   it('a valid selector and milliseconds are taken (the page is read plainly, no browser needed)', async () => {
