@@ -16,7 +16,8 @@ function gleaner(args: string[], env: Record<string, string>) {
 }
 
 describe('gleaner keys', () => {
-  it('creates a key (alone on stdout), lists, re-plans and revokes it', async () => {
+  // Five CLI processes in a row: slow on a busy machine.
+  it('creates a key (alone on stdout), lists, re-plans and revokes it', { timeout: 300_000 }, async () => {
     const env = { GLEANER_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-cli-')) };
     const created = await gleaner(['keys', 'create', '--plan', 'free', '--name', 'alice', '--credits', '250'], env);
     expect(created.stdout).toMatch(/^gl_[A-Za-z0-9_-]{32}\n$/);
@@ -31,7 +32,7 @@ describe('gleaner keys', () => {
     expect((await gleaner(['keys', 'list'], env)).stdout).toMatch(/Pro.*revoked/);
   });
 
-  it('refuses an unknown plan and a bad configuration with a message naming it', async () => {
+  it('refuses an unknown plan and a bad configuration with a message naming it', { timeout: 300_000 }, async () => {
     const env = { GLEANER_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-cli-')) };
     await expect(gleaner(['keys', 'create', '--plan', 'Platinum'], env)).rejects.toMatchObject({ stderr: expect.stringContaining('Unknown plan "Platinum"') });
     await expect(gleaner(['keys', 'list'], { ...env, GLEANER_PORT: 'eighty' })).rejects.toMatchObject({ stderr: expect.stringContaining('GLEANER_PORT') });
