@@ -4,6 +4,7 @@
  * option is asked again for plain JSON, and the caller validates the answer either way.
  */
 import type { HttpClient } from '../net/http.js';
+import { endpointUrl } from './endpoint.js';
 import { GleanerError } from '../errors.js';
 import { clock, IMAGE_REFUSAL, ImagesRefused, type ChatModel, type ChatRequest } from './chat.js';
 
@@ -20,7 +21,7 @@ interface ChatCompletion {
 }
 
 export function openAiChatModel(http: HttpClient, options: OpenAiChatOptions): ChatModel {
-  const endpoint = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  const endpoint = endpointUrl(options.baseUrl, 'chat/completions');
 
   async function post(request: ChatRequest, responseFormat: Record<string, unknown> | undefined) {
     const schemaNote = request.schema ? `\n\nAnswer with one JSON value only that validates against this JSON Schema:\n${JSON.stringify(request.schema)}` : '';

@@ -4,6 +4,7 @@
  */
 import { FormData } from 'undici';
 import type { HttpClient } from '../net/http.js';
+import { endpointUrl } from './endpoint.js';
 import { GleanerError } from '../errors.js';
 import type { SpeechToText, SpeechTranscript } from './stt.js';
 import { languageCode } from './language.js';
@@ -24,7 +25,7 @@ interface VerboseTranscription {
 }
 
 export function openAiSpeechToText(http: HttpClient, options: OpenAiSttOptions): SpeechToText {
-  const endpoint = `${options.baseUrl.replace(/\/+$/, '')}/audio/transcriptions`;
+  const endpoint = endpointUrl(options.baseUrl, 'audio/transcriptions');
   const host = new URL(endpoint).host;
   return {
     name: `openai-compatible:${options.model}`,

@@ -3,12 +3,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OPERATIONS } from '../operations/table.js';
+import { parseOptions } from './usage.js';
 import { errorCodesDocument, manifestTools, operationsTable, replaceTable } from '../surfaces/docs.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export async function runDocsCommand(args: string[]): Promise<number> {
-  const check = args.includes('--check');
+  const check = parseOptions(args, { check: { type: 'boolean', default: false } }).values.check;
   const readmePath = path.join(root, 'README.md');
   const manifestPath = path.join(root, 'manifest.json');
   const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as Record<string, unknown>;

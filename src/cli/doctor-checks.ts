@@ -14,6 +14,7 @@ import type { AccountRecord } from '../accounts/accounts.js';
 import type { OperationContext } from '../operations/define.js';
 import { sourceFor } from '../sources/registry.js';
 import { openStore } from '../store/store.js';
+import { endpointUrl } from '../ai/endpoint.js';
 
 /** `warn`: works, but needs the operator's attention soon (an old platform profile). */
 export type CheckStatus = 'ok' | 'warn' | 'blocked' | 'changed' | 'failed' | 'skipped';
@@ -44,7 +45,8 @@ export const DEFAULT_PROBES: ReadonlyArray<{ platform: string; url: string }> = 
 /** Each probe gets this long, all its requests included. */
 const PROBE_TIMEOUT_MS = 90_000;
 
-const oneLine = (text: string, max = 300) => {
+/** One line, long enough for a refusal and every way out it names (proxy, profile, cookies). */
+const oneLine = (text: string, max = 500) => {
   const line = text.replace(/\s+/g, ' ').trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };
@@ -200,7 +202,7 @@ export async function checkEndpoint(
   variables: { url: string; key: string; unset: string },
 ): Promise<Check> {
   if (!baseUrl) return local(name, 'skipped', `${variables.url} is not set: ${variables.unset}`);
-  const endpoint = `${baseUrl.replace(/\/+$/, '')}/models`;
+  const endpoint = endpointUrl(baseUrl, 'models');
   try {
     const response = await app.services.http.fetch(endpoint, {
       headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},

@@ -2,7 +2,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { Config } from '../config.js';
 import { createApp } from '../app.js';
 import { openStore } from '../store/store.js';
@@ -25,11 +24,12 @@ export function profileCheck(config: Config, now = Date.now()): { check: Check; 
   return { check: { name: 'platform-profile', platform: 'local', status: old ? 'warn' : 'ok', detail }, report: { date, builtinDate: BUILTIN_PROFILE.date, builtinAgeDays, file } };
 }
 import { redactText } from '../redact.js';
+import { parseOptions } from './usage.js';
 
 const PROBLEMS = new Set<Check['status']>(['blocked', 'changed', 'failed']);
 
 export async function runDoctor(config: Config, args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean', default: false } }, allowPositionals: true });
+  const { values, positionals } = parseOptions(args, { json: { type: 'boolean', default: false } }, 'any');
   const urls = positionals.length > 0 ? positionals : DEFAULT_PROBES.map((probe) => probe.url);
   // The probes run over a scratch store, so a transcript cached by the server never hides a block.
   const profile = profileCheck(config);

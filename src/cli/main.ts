@@ -151,7 +151,17 @@ async function main(argv: string[]): Promise<number> {
   const { profileSecrets } = await import('../profile/load.js');
   rememberSecrets(profileSecrets(config.platformProfile));
   const run = await command.load();
-  return run(config, rest);
+  const { UsageError } = await import('./usage.js');
+  try {
+    return await run(config, rest);
+  } catch (error) {
+    // One rule for every command: a usage mistake exits 2 with the way to its help (usage.ts).
+    if (error instanceof UsageError) {
+      process.stderr.write(`gleaner ${name}: ${redactText(error.message)}\nUsage: ${command.usage.split('\n')[0]}   (gleaner ${name} --help for more)\n`);
+      return 2;
+    }
+    throw error;
+  }
 }
 
 main(process.argv.slice(2)).then(

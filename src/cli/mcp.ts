@@ -6,9 +6,12 @@ import { createToolSet } from '../surfaces/mcp/toolset.js';
 import { SERVER_IDENTITY } from '../surfaces/identity.js';
 import { localOwner, ownerAccount } from './local-owner.js';
 import { untilSignal } from './signals.js';
+import { parseOptions } from './usage.js';
 import { installUpstreamSafetyNet } from './upstream-faults.js';
 
-export async function runMcp(config: Config): Promise<number> {
+export async function runMcp(config: Config, args: string[] = []): Promise<number> {
+  // It takes no options: a typo is refused before anything starts (usage.ts).
+  parseOptions(args, {});
   const app = await createApp(config);
   installUpstreamSafetyNet(app.log);
   const tools = createToolSet(app);

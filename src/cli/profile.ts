@@ -9,7 +9,7 @@
  * still applies over the file. The built-in token is the public web client's, known to everyone,
  * and is printed as it is.
  */
-import { parseArgs } from 'node:util';
+import { parseOptions } from './usage.js';
 import type { Config } from '../config.js';
 import { BUILTIN_PROFILE, CREDENTIAL_HEADER, profileAgeDays, profileHeaderSets, profileSecrets, type PlatformProfile } from '../profile/load.js';
 import { redactText } from '../redact.js';
@@ -34,7 +34,7 @@ export function printableProfile(profile: PlatformProfile): { profile: PlatformP
 }
 
 export async function runProfile(config: Config, args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { json: { type: 'boolean', default: false } }, allowPositionals: false });
+  const { values } = parseOptions(args, { json: { type: 'boolean', default: false } });
   const profile = config.platformProfile;
   if (values.json) {
     const { profile: printed, left } = printableProfile(profile);

@@ -3,8 +3,10 @@
  * without serving anything, GLEANER_JOB_CONCURRENCY at once. Start as many as the work needs.
  */
 import type { Config } from '../config.js';
+import { parseOptions } from './usage.js';
 
-export async function runWorkerCommand(config: Config, _args: string[], untilStopped: () => Promise<void>): Promise<number> {
+export async function runWorkerCommand(config: Config, args: string[], untilStopped: () => Promise<void>): Promise<number> {
+  parseOptions(args, {});
   if (!config.GLEANER_STORE_URL || !/^rediss?:/.test(config.GLEANER_STORE_URL)) {
     process.stderr.write(
       'gleaner worker needs a shared queue: set GLEANER_STORE_URL to a Redis (e.g. redis://127.0.0.1:6379). On the embedded SQLite store, jobs run in the serve or mcp process that accepted them.\n',

@@ -1,5 +1,6 @@
 /** Input fields several operations share, defined once so their bounds and messages agree. */
 import { z } from 'zod';
+import { cssSelectorProblem } from '../web/selector.js';
 
 /**
  * A URL the user gives: http or https only (the SSRF guard checks where it leads). A missing one is
@@ -16,8 +17,23 @@ export const renderMode = z
 /** Longest `waitFor` in milliseconds; the page deadline (GLEANER_RENDER_TIMEOUT_MS) bounds it too. */
 export const WAIT_FOR_MAX_MS = 15_000;
 
+/**
+ * A selector is checked here, before a scrape is charged or a crawl or map job starts: a bad one
+ * would fail in the browser on every page (web/selector.ts). Digits alone are milliseconds.
+ */
+const waitForSelector = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .superRefine((value, ctx) => {
+    if (/^\d+$/.test(value)) return;
+    const problem = cssSelectorProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: `"${value}" is not a valid CSS selector (${problem}); give milliseconds or a CSS selector such as #content or article .body` });
+  });
+
 export const waitForInput = z
-  .union([z.number().int().min(0).max(WAIT_FOR_MAX_MS), z.string().trim().min(1).max(200)])
+  .union([z.number().int().min(0).max(WAIT_FOR_MAX_MS), waitForSelector])
   .optional()
   .describe('If rendered: ms, or a CSS selector');
 

@@ -29,19 +29,65 @@ export class ProfileError extends Error {}
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/**
+ * Keys a JSON object may hold as its own but that mean something else to JavaScript once assigned
+ * (`__proto__` replaces an object's prototype; the other two reach its constructor): a profile file
+ * is the operator's, but it is read like any input, so such keys are refused wherever they are.
+ */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** A profile file larger than this is not a profile (the built-in one, printed whole, is about 10 kB). */
+export const MAX_PROFILE_FILE_BYTES = 1024 * 1024;
+
 /** Objects merge key by key; anything else (a list, a string, a number) replaces what was there. */
 export function deepMerge(base: unknown, over: unknown): unknown {
   if (!isObject(base) || !isObject(over)) return over === undefined ? base : over;
   const merged: Json = { ...base };
-  for (const [key, value] of Object.entries(over)) merged[key] = deepMerge(base[key], value);
+  for (const [key, value] of Object.entries(over)) {
+    // Defined, not assigned: a key named __proto__ stays a plain own property, never a prototype.
+    Object.defineProperty(merged, key, { value: deepMerge(Object.hasOwn(base, key) ? base[key] : undefined, value), enumerable: true, writable: true, configurable: true });
+  }
   return merged;
+}
+
+/** A key as a message shows it: the file's text, its control characters escaped (never written raw into a log line). */
+function printableKey(key: PropertyKey): string {
+  return String(key).replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The path of the first forbidden key in a parsed JSON value, walked without recursion (a deep file cannot overflow the stack). */
+export function forbiddenKeyPath(json: unknown): string | undefined {
+  // Each entry links to its parent, so a deep file costs its size, not its depth squared.
+  interface Step { value: unknown; key?: string; parent?: Step }
+  const pathOf = (step: Step): string => {
+    const keys: string[] = [];
+    for (let at: Step | undefined = step; at?.key !== undefined; at = at.parent) keys.push(printableKey(at.key));
+    return keys.reverse().join('.');
+  };
+  const stack: Step[] = [{ value: json }];
+  while (stack.length > 0) {
+    const step = stack.pop()!;
+    if (typeof step.value !== 'object' || step.value === null) continue;
+    const isList = Array.isArray(step.value);
+    for (const [key, child] of Object.entries(step.value)) {
+      const next: Step = { value: child, key, parent: step };
+      if (!isList && FORBIDDEN_KEYS.has(key)) return pathOf(next);
+      stack.push(next);
+    }
+  }
+  return undefined;
 }
 
 function readFile(file: string): Json {
   let text: string;
   try {
+    const size = fs.statSync(file).size;
+    if (size > MAX_PROFILE_FILE_BYTES) {
+      throw new ProfileError(`GLEANER_PLATFORM_PROFILE: ${file} is ${size} bytes; a profile file may be at most ${MAX_PROFILE_FILE_BYTES} bytes (it holds only the fields to change)`);
+    }
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
+    if (error instanceof ProfileError) throw error;
     throw new ProfileError(`GLEANER_PLATFORM_PROFILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   let json: unknown;
@@ -51,6 +97,8 @@ function readFile(file: string): Json {
     throw new ProfileError(`GLEANER_PLATFORM_PROFILE: ${file} is not JSON (${(error as Error).message})`);
   }
   if (!isObject(json)) throw new ProfileError(`GLEANER_PLATFORM_PROFILE: ${file} must hold one JSON object (the profile's fields to change)`);
+  const forbidden = forbiddenKeyPath(json);
+  if (forbidden) throw new ProfileError(`GLEANER_PLATFORM_PROFILE (${file}): ${forbidden}: the key "${forbidden.split('.').at(-1)}" is not a profile field and is refused anywhere in the file`);
   return json;
 }
 
@@ -71,10 +119,12 @@ export function loadPlatformProfile(sources: ProfileSources = {}): PlatformProfi
   if (!parsed.success) {
     const origin = sources.file ? `GLEANER_PLATFORM_PROFILE (${sources.file})` : 'the platform profile';
     const lines = parsed.error.issues.map((issue) => {
-      const field = issue.path.join('.') || '(top level)';
+      const field = issue.path.map(printableKey).join('.') || '(top level)';
       // A shorthand's value is named by its variable, not by a file it did not come from.
       const by = sources.youtubeClients && field.startsWith('youtube.order.') ? 'GLEANER_YOUTUBE_CLIENTS' : origin;
-      return `${by}: ${field}: ${issue.message}`;
+      // A bad key of a record (a header name, a client name) says what the key must be, not zod's "Invalid key in record".
+      const message = issue.code === 'invalid_key' ? (issue.issues[0]?.message ?? issue.message) : issue.message;
+      return `${by}: ${field}: ${message}`;
     });
     throw new ProfileError(lines.join('; '));
   }

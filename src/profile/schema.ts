@@ -13,36 +13,64 @@ import { z } from 'zod';
  */
 export const YOUTUBEI_CLIENTS: readonly string[] = Constants.SUPPORTED_CLIENTS;
 
+/**
+ * The profile is read from a file the operator points at: untrusted input whose strings end up in
+ * request headers (user agents, header sets, client versions) and URLs (query and document ids).
+ * So every string is bounded, and none may hold a control character: a CR or LF in a header value
+ * would fail every request (or split it), and a megabyte id would go out with each one.
+ */
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const LIMITS = {
+  /** An id, a version, a client name: the longest real one is under 40 characters. */
+  token: 128,
+  /** A user agent or a header value (browsers send user agents under 300 characters). */
+  header: 1024,
+  /** A checked.source: a URL with a note. */
+  source: 500,
+  /** Header sets, clients and orders: the built-in ones hold a dozen at most. */
+  entries: 64,
+} as const;
+
+/** A string bounded to `max` characters, with no control character (the field is named by zod's path). */
+const text = (max: number) =>
+  z
+    .string()
+    .max(max, `must be at most ${max} characters`)
+    .refine((value) => !CONTROL.test(value), 'must not contain control characters (CR, LF, NUL, tab...)');
+const token = () => text(LIMITS.token).min(1);
+
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD');
 
 /** When an entry was last checked, and the public page or commit it was checked against. */
 export const checkedSchema = z.strictObject({
   date: isoDate,
-  source: z.string().min(1),
+  source: text(LIMITS.source).min(1),
 });
 
-const headerSet = z.record(z.string().regex(/^[A-Za-z0-9-]+$/, 'must be an HTTP header name'), z.string());
+const headerSet = z
+  .record(z.string().max(LIMITS.token).regex(/^[A-Za-z0-9-]+$/, 'must be an HTTP header name'), text(LIMITS.header))
+  .refine((headers) => Object.keys(headers).length <= LIMITS.entries, `must hold at most ${LIMITS.entries} headers`);
 
 /** One InnerTube client, keyed in the profile by the name youtubei.js knows it by (ANDROID, IOS...). */
 export const innertubeClientSchema = z.strictObject({
   /** context.client.clientName as YouTube expects it (IOS, ANDROID, VISIONOS, WEB, ...). */
-  clientName: z.string().min(1),
+  clientName: token(),
   /** X-Youtube-Client-Name: the numeric id of clientName. */
-  clientNameId: z.number().int().positive(),
-  clientVersion: z.string().min(1),
+  clientNameId: z.number().int().positive().max(10_000),
+  clientVersion: token(),
   /** Sent as User-Agent and context.client.userAgent; absent leaves youtubei.js's. */
-  userAgent: z.string().min(1).optional(),
+  userAgent: text(LIMITS.header).min(1).optional(),
   device: z
     .strictObject({
-      make: z.string().min(1).optional(),
-      model: z.string().min(1).optional(),
-      osName: z.string().min(1).optional(),
-      osVersion: z.string().min(1).optional(),
-      androidSdkVersion: z.number().int().positive().optional(),
+      make: token().optional(),
+      model: token().optional(),
+      osName: token().optional(),
+      osVersion: token().optional(),
+      androidSdkVersion: z.number().int().positive().max(1000).optional(),
     })
     .default({}),
   /** The `c=` a caption or stream URL of this client carries (what a PO token is minted for). */
-  urlClientName: z.string().min(1),
+  urlClientName: token(),
   /** Whether this client's caption URLs, or its stream URLs, answer nothing without a PO token. */
   poToken: z.strictObject({ captions: z.boolean(), streams: z.boolean() }),
   checked: checkedSchema,
@@ -50,7 +78,7 @@ export const innertubeClientSchema = z.strictObject({
 
 /** A browser as the platforms' pages see it: its user agent with the client hints and fetch metadata that go with it. */
 export const browserIdentitySchema = z.strictObject({
-  userAgent: z.string().min(1),
+  userAgent: text(LIMITS.header).min(1),
   /** Sent with every page request (Accept, Accept-Language, Sec-CH-UA*, Sec-Fetch-*, ...). */
   headers: headerSet,
   checked: checkedSchema,
@@ -60,29 +88,31 @@ export const platformProfileSchema = z.strictObject({
   /** The day the profile as a whole was last reviewed (the doctor warns when the built-in one is old). */
   date: isoDate,
   youtube: z.strictObject({
-    clients: z.record(z.string().regex(/^[A-Z_]+$/, 'must be an upper-case InnerTube client name such as ANDROID'), innertubeClientSchema),
+    clients: z
+      .record(z.string().max(LIMITS.token).regex(/^[A-Z_]+$/, 'must be an upper-case InnerTube client name such as ANDROID'), innertubeClientSchema)
+      .refine((clients) => Object.keys(clients).length <= LIMITS.entries, `must describe at most ${LIMITS.entries} clients`),
     /** The clients asked, in order, for caption tracks, and for a direct audio URL (speech to text). */
     order: z.strictObject({
-      captions: z.array(z.string()).min(1),
-      audio: z.array(z.string()).min(1),
+      captions: z.array(token()).min(1).max(LIMITS.entries),
+      audio: z.array(token()).min(1).max(LIMITS.entries),
       checked: checkedSchema,
     }),
   }),
   browsers: z.strictObject({ desktop: browserIdentitySchema, mobile: browserIdentitySchema }),
   x: z.strictObject({
     /** The public web client's bearer token (guest tokens are asked with it). */
-    bearerToken: z.string().min(20),
+    bearerToken: text(LIMITS.header).min(20),
     /** The GraphQL query id of TweetResultByRestId. */
-    tweetQueryId: z.string().regex(/^[A-Za-z0-9_-]+$/),
+    tweetQueryId: z.string().max(LIMITS.token, `must be at most ${LIMITS.token} characters`).regex(/^[A-Za-z0-9_-]+$/, 'must be a GraphQL query id (letters, digits, _ and -)'),
     checked: checkedSchema,
   }),
   instagram: z.strictObject({
     /** doc_id of the logged-out post query (PolarisLoggedOutDesktopWWWPostRootContentQuery). */
-    docId: z.string().regex(/^\d+$/),
+    docId: z.string().max(LIMITS.token, `must be at most ${LIMITS.token} characters`).regex(/^\d+$/, 'must be digits'),
     /** X-IG-App-ID of the web app, when the page names none. */
-    appId: z.string().regex(/^\d+$/),
+    appId: z.string().max(LIMITS.token, `must be at most ${LIMITS.token} characters`).regex(/^\d+$/, 'must be digits'),
     /** X-ASBD-ID. */
-    asbdId: z.string().regex(/^\d+$/),
+    asbdId: z.string().max(LIMITS.token, `must be at most ${LIMITS.token} characters`).regex(/^\d+$/, 'must be digits'),
     checked: checkedSchema,
   }),
   tiktok: z.strictObject({

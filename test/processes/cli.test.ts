@@ -69,7 +69,7 @@ describe('conventional CLI', () => {
 
   it('names a missing option and an unknown command plainly', SPAWNS, async () => {
     await expect(gleaner(['keys', 'create'], env())).rejects.toMatchObject({
-      code: 1,
+      code: 2,
       stderr: expect.stringContaining('Missing --plan. Plans: Free, Basic, Pro, Mega, Giga, Apex, Enterprise.'),
     });
     await expect(gleaner(['keys', 'set-plan', 'acct_1'], env())).rejects.toMatchObject({ stderr: expect.stringContaining('Missing the plan. Plans: Free') });

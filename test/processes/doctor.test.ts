@@ -4,7 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURES, startYoutubeReplay, type YoutubeReplay } from '../support/youtube-replay.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { classify } from '../../src/cli/doctor-checks.js';
+import { tiktokMaintenancePage } from '../support/tiktok-refusals.js';
+import { BUILTIN_PROFILE } from '../../src/profile/load.js';
 import { GleanerError } from '../../src/errors.js';
 import { GLEANER_MAIN } from '../support/built-cli.js';
 
@@ -16,12 +20,12 @@ interface DoctorReport {
   checks: Array<{ name: string; platform: string; status: string; detail: string }>;
 }
 
-/** Runs `gleaner doctor --json` against the replay; resolves with its exit code and parsed report. */
-function doctor(replay: YoutubeReplay, urls: string[]): Promise<{ code: number; report: DoctorReport; stderr: string }> {
+/** Runs `gleaner doctor --json` against the replay (or the overrides given); resolves with its exit code and parsed report. */
+function doctor(replay: YoutubeReplay | { overrides: string }, urls: string[]): Promise<{ code: number; report: DoctorReport; stderr: string }> {
   const env: Record<string, string | undefined> = {
     ...process.env,
     GLEANER_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-doctor-test-')),
-    GLEANER_UPSTREAM_OVERRIDES: `youtube.com=${replay.origin},googleapis.com=${replay.origin}`,
+    GLEANER_UPSTREAM_OVERRIDES: 'overrides' in replay ? replay.overrides : `youtube.com=${replay.origin},googleapis.com=${replay.origin}`,
   };
   // The endpoints are not under test here: left unset, they are skipped.
   for (const name of ['GLEANER_STT_URL', 'GLEANER_LLM_URL', 'GLEANER_STORE_URL', 'GLEANER_PROXY_URL']) delete env[name];
@@ -106,5 +110,39 @@ describe('gleaner doctor', () => {
     expect(classify(new GleanerError('NOT_CONFIGURED', 'No X token.')).status).toBe('skipped');
     expect(classify(new GleanerError('UPSTREAM_UNAVAILABLE', 'Connection refused.'))).toMatchObject({ status: 'failed', detail: 'UPSTREAM_UNAVAILABLE: Connection refused.' });
     expect(classify(new Error('boom')).status).toBe('failed');
+  });
+});
+
+describe('gleaner doctor with TikTok refusing its browser identities', () => {
+  const SLOW = { timeout: 180_000 };
+  let server: http.Server;
+  let origin: string;
+  const userAgents: string[] = [];
+  beforeAll(async () => {
+    // Every TikTok page answers the 200 "Site Under Maintenance" page (fixture modelled on yt-dlp#17403, #17604).
+    server = http.createServer((req, res) => {
+      userAgents.push(String(req.headers['user-agent'] ?? ''));
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(tiktokMaintenancePage());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('reports TikTok as blocked (not changed), naming the proxy and profile settings, after one retry as the mobile identity', SLOW, async () => {
+    const url = 'https://www.tiktok.com/@leenabhushan/video/6748451240264420610';
+    const { code, report, stderr } = await doctor({ overrides: `tiktok.com=${origin}` }, [url]);
+    const metadata = report.checks.find((c) => c.platform === 'tiktok' && c.name === 'metadata');
+    expect(metadata, stderr).toMatchObject({ status: 'blocked' });
+    expect(metadata!.detail).toContain('Site Under Maintenance');
+    expect(metadata!.detail).toContain('GLEANER_PROXY_URL_TIKTOK');
+    expect(metadata!.detail).toContain('GLEANER_PLATFORM_PROFILE');
+    expect(report.checks.find((c) => c.platform === 'tiktok' && c.name === 'transcript')).toMatchObject({ status: 'skipped' });
+    expect(report.ok).toBe(false);
+    expect(code).toBe(1);
+    expect(userAgents).toEqual([BUILTIN_PROFILE.browsers.desktop.userAgent, BUILTIN_PROFILE.browsers.mobile.userAgent]);
   });
 });

@@ -1,9 +1,8 @@
 /**
  * TikTok: the video page carries the post as JSON (the __UNIVERSAL_DATA_FOR_REHYDRATION__ script,
  * under webapp.video-detail), with the author, counts, the renditions and WebVTT caption tracks
- * (subtitleInfos, and claInfo.captionInfos). A WAF challenge page in its place is solved
- * (challenge.ts) and the page asked for again with the cookies the first reply set (ttwid,
- * tt_chain_token, the WAF's own) besides the answer, as a browser would. The CDN wants the page's
+ * (subtitleInfos, and claInfo.captionInfos). The page is read by page.ts: a WAF challenge in its
+ * place is solved, and a refusal of one browser identity answered by asking as another. The CDN wants the page's
  * cookies (tt_chain_token) and a tiktok.com Referer on media requests. The page's headers and the
  * CDN's come from the platform profile.
  */
@@ -11,12 +10,11 @@ import type { HttpClient } from '../../net/http.js';
 import { GleanerError } from '../../errors.js';
 import type { Metadata } from '../../model/content.js';
 import type { CaptionTrack, PlatformPost } from '../post.js';
-import type { FetchResponse } from '../../net/http.js';
-import { cookiesOf, fetchPlatform, pageHeaders, titleFrom, toNumber, userAgent } from '../browser.js';
+import { titleFrom, toNumber, userAgent } from '../browser.js';
 import { profileOf } from '../profile.js';
-import { blocked, changed } from '../refusal.js';
+import { blocked } from '../refusal.js';
 import { parseTikTokUrl } from './url.js';
-import { readChallenge, solveChallenge } from './challenge.js';
+import { fetchVideoPage } from './page.js';
 import { speechRenditions, type BitrateInfo } from './renditions.js';
 
 interface UrlEntry {
@@ -54,11 +52,6 @@ interface ItemStruct {
   music?: { playUrl?: string; duration?: number };
 }
 
-interface VideoDetail {
-  statusCode?: number;
-  statusMsg?: string;
-  itemInfo?: { itemStruct?: ItemStruct };
-}
 
 /** webapp.video-detail status codes, mapped as yt-dlp maps them. */
 function statusError(code: number, message: string | undefined, id: string): GleanerError {
@@ -77,17 +70,6 @@ function statusError(code: number, message: string | undefined, id: string): Gle
   }
 }
 
-function readDetail(html: string): VideoDetail | undefined {
-  const match = /<script[^>]+id="__UNIVERSAL_DATA_FOR_REHYDRATION__"[^>]*>([\s\S]*?)<\/script>/.exec(html);
-  if (!match) return undefined;
-  try {
-    const data = JSON.parse(match[1]) as { __DEFAULT_SCOPE__?: Record<string, unknown> };
-    return data.__DEFAULT_SCOPE__?.['webapp.video-detail'] as VideoDetail | undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** "eng-US" (ISO 639-2 with a region, as TikTok writes it) to "en-US". */
 function bcp47(code: string | undefined): string {
   if (!code) return 'und';
@@ -98,57 +80,18 @@ function bcp47(code: string | undefined): string {
   }
 }
 
-/** Cookie headers joined, a later value of a name replacing an earlier one. */
-function joinCookies(...headers: Array<string | undefined>): string | undefined {
-  const jar = new Map<string, string>();
-  for (const header of headers) {
-    for (const pair of (header ?? '').split(';').map((p) => p.trim()).filter(Boolean)) {
-      const eq = pair.indexOf('=');
-      if (eq > 0) jar.set(pair.slice(0, eq), pair);
-    }
-  }
-  return jar.size ? [...jar.values()].join('; ') : undefined;
-}
-
-/** TikTok's WAF interstitial ("Please wait...") or a login redirect: a refusal of this address, not a changed page. */
-function isRefusalPage(page: FetchResponse): boolean {
-  if (new URL(page.url).pathname.startsWith('/login')) return true;
-  const html = page.text().slice(0, 200_000);
-  return /<title>\s*Please wait/i.test(html) || /_wafchallengeid|id=["']cs["']|id=["']wci["']/.test(html);
-}
-
 export async function fetchTikTok(http: HttpClient, url: URL, signal?: AbortSignal): Promise<PlatformPost> {
   const ref = parseTikTokUrl(url);
   if (!ref) throw new GleanerError('UNSUPPORTED_URL', `${url} is not a TikTok video URL.`);
   const pageUrl = ref.short ?? `https://www.tiktok.com/@${encodeURIComponent(ref.user ?? '_')}/video/${ref.id}`;
-  const headers = { ...pageHeaders(http), ...profileOf(http).tiktok.pageHeaders };
-  let page = await fetchPlatform(http, pageUrl, 'The TikTok video', { signal, headers });
-  let detail = readDetail(page.text());
-  let cookie = cookiesOf(page);
-  if (!detail) {
-    const challenge = readChallenge(page.text());
-    if (!challenge) {
-      if (isRefusalPage(page)) throw blocked('tiktok', 'it answered with its bot check ("Please wait...") or a login page instead of the video, and no challenge in it could be read');
-      throw changed('tiktok', 'the video data (__UNIVERSAL_DATA_FOR_REHYDRATION__) in the page');
-    }
-    const answer = await solveChallenge(challenge, signal);
-    if (!answer) throw blocked('tiktok', 'it served a challenge page that could not be solved');
-    // The cookies of the challenge reply belong to the same exchange: dropping them fails the check again.
-    const retryCookie = joinCookies(cookie, answer);
-    page = await fetchPlatform(http, page.url, 'The TikTok video', { signal, headers: { ...headers, ...(retryCookie ? { cookie: retryCookie } : {}) } });
-    detail = readDetail(page.text());
-    // After a solved challenge, a page without the video is this address refused, whatever the page looks like.
-    if (!detail) throw blocked('tiktok', 'it answered a page without the video even after its challenge was solved (its bot check refuses this address)');
-    // The challenge cookies expire at once; the session cookies of both replies go on to the CDN.
-    cookie = joinCookies(cookie, cookiesOf(page));
-  }
+  const { page, detail, cookie, identity } = await fetchVideoPage(http, pageUrl, signal);
   const id = ref.id ?? parseTikTokUrl(new URL(page.url))?.id;
   if (!id) throw new GleanerError('CONTENT_NOT_FOUND', `The TikTok link ${url} does not lead to a video.`);
   if (detail.statusCode) throw statusError(detail.statusCode, detail.statusMsg, id);
-  const item = detail.itemInfo?.itemStruct;
+  const item = detail.itemInfo?.itemStruct as ItemStruct | undefined;
   if (!item?.id) throw new GleanerError('CONTENT_NOT_FOUND', `TikTok returned no video for ${id}.`);
 
-  const mediaHeaders = { 'user-agent': userAgent(http), ...profileOf(http).tiktok.mediaHeaders, ...(cookie ? { cookie } : {}) };
+  const mediaHeaders = { 'user-agent': userAgent(http, identity), ...profileOf(http).tiktok.mediaHeaders, ...(cookie ? { cookie } : {}) };
   const metadata = toMetadata(item);
   if (item.imagePost?.images?.length) {
     // A photo slideshow: its pictures are the post; the music under them is not its words.
