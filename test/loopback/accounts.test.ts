@@ -1,3 +1,4 @@
+import pLimit from 'p-limit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -158,10 +159,13 @@ describe('rate limits', () => {
 });
 
 describe('credits', () => {
-  it('1,000 concurrent 1-credit calls on 100 credits: exactly 100 succeed, and the balance stays 0 after a restart', async () => {
+  it('1,000 1-credit calls, 200 at once, on 100 credits: exactly 100 succeed, and the balance stays 0 after a restart', async () => {
     server = await startTestServer({ operations });
     const key = await server.createKey('Enterprise', { credits: 100 });
-    const responses = await Promise.all(Array.from({ length: 1000 }, () => server!.request('GET', '/v1/test/echo', { apiKey: key })));
+    // 200 in flight at once, more than the credits: a burst of 1,000 new connections overflows the accept
+    // queue of a loaded 2-core machine (ECONNRESET at load 20), which tests the kernel, not the gate.
+    const inFlight = pLimit(200);
+    const responses = await Promise.all(Array.from({ length: 1000 }, () => inFlight(() => server!.request('GET', '/v1/test/echo', { apiKey: key }))));
     expect(responses.filter((r) => r.status === 200)).toHaveLength(100);
     const refused = responses.filter((r) => r.status === 402);
     expect(refused).toHaveLength(900);
