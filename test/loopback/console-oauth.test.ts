@@ -103,6 +103,9 @@ describe('the console’s OAuth clients', () => {
       const before = await listTools(tokens.access_token);
       expect(before.status).toBe(200);
       expect(before.tools).toBeGreaterThan(0);
+      // The client renews its tokens once (rotation): the console shows when.
+      const renewed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure));
+      expect((await listTools(renewed.access_token)).status).toBe(200);
 
       const context = await browser.newContext();
       const page = await consoleSignIn(context, key);
@@ -110,6 +113,9 @@ describe('the console’s OAuth clients', () => {
       const row = page.locator('#oauth-clients tr', { hasText: 'Loopback Assistant' });
       expect(await row.count()).toBe(1);
       expect(await row.textContent()).toContain(client.client_id);
+      expect(await page.locator('#oauth-clients th').nth(2).textContent()).toBe('Last renewed');
+      expect(await row.locator('td').nth(1).textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
+      expect(await row.locator('td').nth(2).textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
       await screenshot(page, '21-oauth-clients');
 
       const [revoked] = await Promise.all([
@@ -117,19 +123,21 @@ describe('the console’s OAuth clients', () => {
         row.locator('button:text("Revoke")').click(),
       ]);
       expect(revoked.status()).toBe(303);
-      await page.waitForLoadState();
-      expect(page.url()).toBe(`${server.baseUrl}/console/oauth-clients`);
+      await page.waitForURL(`${server.baseUrl}/console/oauth-clients?done=revoked`);
+      expect(await page.textContent('main .success')).toContain('Revoked');
       expect(await page.locator('#oauth-clients').count()).toBe(0);
       expect(await page.textContent('main')).toContain('No OAuth client');
       await screenshot(page, '22-oauth-client-revoked');
 
-      const after = await listTools(tokens.access_token);
-      expect(after.status).toBe(401);
-      expect(after.challenge).toContain('error="invalid_token"');
-      // The refresh token of that approval no longer renews it either.
-      const renewed = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure);
-      expect(renewed.status).toBe(400);
-      expect(((await renewed.json()) as { error: string }).error).toBe('invalid_grant');
+      // Every token of that approval: both access tokens get 401, the live refresh token renews nothing.
+      for (const accessToken of [tokens.access_token, renewed.access_token]) {
+        const after = await listTools(accessToken);
+        expect(after.status).toBe(401);
+        expect(after.challenge).toContain('error="invalid_token"');
+      }
+      const refused = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), renewed.refresh_token!, insecure);
+      expect(refused.status).toBe(400);
+      expect(((await refused.json()) as { error: string }).error).toBe('invalid_grant');
       expect(await server.app.oauth.grants.list((await accountOf(key)).id)).toEqual([]);
       await context.close();
     },
