@@ -99,7 +99,9 @@ describe('the console’s OAuth clients', () => {
     'a client approved on the sign-in page is listed by name; Revoke ends its token on /mcp',
     async () => {
       const key = await server.createKey('Pro');
-      const { client, tokens } = await approveClient(key, 'Loopback Assistant', '20-oauth-sign-in');
+      // Anyone may register a client and choose its name: the console shows it as text, never as markup.
+      const name = 'Loopback Assistant <b>v2</b>';
+      const { client, tokens } = await approveClient(key, name, '20-oauth-sign-in');
       const before = await listTools(tokens.access_token);
       expect(before.status).toBe(200);
       expect(before.tools).toBeGreaterThan(0);
@@ -110,8 +112,9 @@ describe('the console’s OAuth clients', () => {
       const context = await browser.newContext();
       const page = await consoleSignIn(context, key);
       await openOAuthClients(page);
-      const row = page.locator('#oauth-clients tr', { hasText: 'Loopback Assistant' });
+      const row = page.locator('#oauth-clients tr', { hasText: name });
       expect(await row.count()).toBe(1);
+      expect(await row.locator('b').count()).toBe(0);
       expect(await row.textContent()).toContain(client.client_id);
       expect(await page.locator('#oauth-clients th').nth(2).textContent()).toBe('Last renewed');
       expect(await row.locator('td').nth(1).textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
