@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as oauth from 'oauth4webapi';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { ARTIFACTS, launchBrowser, screenshot } from '../support/console-browser.js';
+import { ARTIFACTS, launchBrowser, screenshot, signInToConsole } from '../support/console-browser.js';
 import { signInWithBrowser, startCallbackServer } from '../support/oauth.js';
 
 const TIMEOUT = 120_000;
@@ -78,14 +78,7 @@ async function listTools(accessToken: string): Promise<{ status: number; tools: 
   return { status: response.status, tools, challenge: response.headers.get('www-authenticate') };
 }
 
-async function consoleSignIn(context: BrowserContext, key: string): Promise<Page> {
-  const page = await context.newPage();
-  await page.goto(`${server.baseUrl}/console`);
-  await page.fill('input[name=key]', key);
-  await page.click('button[type=submit]');
-  await page.waitForURL(`${server.baseUrl}/console`);
-  return page;
-}
+const consoleSignIn = (context: BrowserContext, key: string): Promise<Page> => signInToConsole(context, server.baseUrl, key);
 
 async function openOAuthClients(page: Page): Promise<void> {
   await page.click('nav >> text=OAuth clients');
