@@ -118,7 +118,7 @@ describe('console refusals', () => {
   it('every page carries the policy: no script, style from the stylesheet only, no framing, nothing cached', async () => {
     const { apiKey } = await server.app.services.accounts.create({ plan: 'Pro' });
     const { cookie } = await signIn(apiKey);
-    for (const path of ['/console/sign-in', '/console', '/console/usage', '/console/jobs', '/console/jobs/nope', '/console/keys']) {
+    for (const path of ['/console/sign-in', '/console', '/console/usage', '/console/jobs', '/console/jobs/nope', '/console/keys', '/console/oauth-clients']) {
       const res = await fetch(`${server.baseUrl}${path}`, { headers: { cookie }, redirect: 'manual' });
       const policy = res.headers.get('content-security-policy') ?? '';
       expect(policy, path).toContain("default-src 'none'");
@@ -134,7 +134,9 @@ describe('console refusals', () => {
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
     // The member's keys page does not exist; a page the console has not is 404 too.
     expect((await fetch(`${server.baseUrl}/console/keys`, { headers: { cookie } })).status).toBe(404);
-    expect((await fetch(`${server.baseUrl}/console/oauth-clients`, { headers: { cookie } })).status).toBe(404);
+    expect((await fetch(`${server.baseUrl}/console/no-such-page`, { headers: { cookie } })).status).toBe(404);
+    // The OAuth clients page exists whenever Gleaner is its own authorization server (the default).
+    expect((await fetch(`${server.baseUrl}/console/oauth-clients`, { headers: { cookie } })).status).toBe(200);
   });
 
   it('a session started on one server is accepted by another on the same store, and its sign-out ends it on both', async () => {

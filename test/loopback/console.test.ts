@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { startGatedSite, type GatedSite } from '../support/gated-site.js';
-import { launchBrowser, screenshot } from '../support/console-browser.js';
+import { launchBrowser, screenshot, signInToConsole } from '../support/console-browser.js';
 
 const TIMEOUT = 120_000;
 let server: TestServer;
@@ -50,14 +50,7 @@ afterAll(async () => {
   await server?.close();
 }, TIMEOUT);
 
-async function signIn(context: BrowserContext, key: string): Promise<Page> {
-  const page = await context.newPage();
-  await page.goto(`${server.baseUrl}/console`);
-  await page.fill('input[name=key]', key);
-  await page.click('button[type=submit]');
-  await page.waitForURL(`${server.baseUrl}/console`);
-  return page;
-}
+const signIn = (context: BrowserContext, key: string): Promise<Page> => signInToConsole(context, server.baseUrl, key);
 
 const text = async (page: Page, selector: string) => (await page.textContent(selector))?.trim() ?? '';
 

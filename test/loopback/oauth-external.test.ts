@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from 'jose';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { consoleSession } from '../support/console-session.js';
 import { createApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
@@ -83,6 +84,10 @@ describe('GLEANER_OAUTH_ISSUER: the claim is the account id', () => {
     expect((await server.request('GET', '/.well-known/oauth-authorization-server')).status).toBe(404);
     expect((await fetch(`${server.baseUrl}/oauth/authorize?client_id=x`)).status).toBe(404);
     expect(jwksRequests).toBeGreaterThan(0);
+    // The provider keeps the approvals: the console has no OAuth clients section to show or revoke them.
+    const cookie = await consoleSession(server.baseUrl, apiKey);
+    expect(await (await fetch(`${server.baseUrl}/console`, { headers: { cookie } })).text()).not.toContain('/console/oauth-clients');
+    expect((await fetch(`${server.baseUrl}/console/oauth-clients`, { headers: { cookie } })).status).toBe(404);
   });
 
   it('refused: another issuer, another audience, expired, signed by another key, HS256, no such account, a revoked key', async () => {

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.GLEANER_BROWSER_PATH ?? '/usr/bin/chromium';
 
@@ -22,4 +22,14 @@ export const ARTIFACTS = path.resolve(import.meta.dirname, '../artifacts/console
 export async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/** Signs in to the console at `baseUrl` with `key` in a new page of `context`; resolves on the overview. */
+export async function signInToConsole(context: BrowserContext, baseUrl: string, key: string): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`${baseUrl}/console`);
+  await page.fill('input[name=key]', key);
+  await page.click('button[type=submit]');
+  await page.waitForURL(`${baseUrl}/console`);
+  return page;
 }

@@ -69,12 +69,17 @@ export async function signInWithForm(baseUrl: string, authorizationUrl: string, 
   return new URL(posted.location);
 }
 
-/** An application's loopback redirect listener: resolves each callback's query, answers a small page. */
+/** An application's loopback redirect listener at /callback: resolves each callback's query, answers a small page. */
 export async function startCallbackServer(): Promise<{ url: string; next(): Promise<URL>; close(): Promise<void> }> {
   const waiting: Array<(url: URL) => void> = [];
   const arrived: URL[] = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
+    // The browser also asks this origin for /favicon.ico after a redirect: that is not a callback.
+    if (url.pathname !== '/callback') {
+      res.statusCode = 404;
+      return void res.end();
+    }
     const wake = waiting.shift();
     if (wake) wake(url);
     else arrived.push(url);

@@ -115,7 +115,8 @@ export function createConsoleHandler(app: App, options: ConsoleOptions): (req: I
       '/console/oauth-clients',
       async (s) => {
         if (!oauth) throw notFound();
-        return layout(s, 'OAuth clients', oauthClientsBody(await oauth.list(s.session.account.id), s.session.csrf), '/console/oauth-clients');
+        const notice = s.url.searchParams.get('done') === 'revoked' ? 'Revoked: that client’s tokens no longer work; it must ask for approval again.' : undefined;
+        return layout(s, 'OAuth clients', oauthClientsBody(await oauth.list(s.session.account.id), s.session.csrf, notice), '/console/oauth-clients');
       },
     ],
   ];
@@ -190,7 +191,7 @@ export function createConsoleHandler(app: App, options: ConsoleOptions): (req: I
       async (s, _form, match) => {
         if (!oauth) throw notFound();
         await oauth.revoke(s.session.account.id, decodeSegment(match[1]));
-        redirect(s.res, '/console/oauth-clients');
+        redirect(s.res, '/console/oauth-clients?done=revoked');
       },
     ],
   ];
