@@ -9,10 +9,24 @@ import { crawlSite, type CrawlResult } from '../web/crawl.js';
 import { registerWebhook } from '../jobs/webhook-courier.js';
 import { crawlResult, mapReply, scrapeReply } from './outputs.js';
 import { documentSettings } from './documents.js';
+import { MAX_PATH_PATTERNS, MAX_PATH_PATTERN_LENGTH, pathPatternProblem } from '../web/scope.js';
 
 const format = z.enum(['markdown', 'text', 'html']).default('markdown');
 /** Supadata's two page options: the language asked of the site, and content without URLs. */
 const lang = languageCode.optional().describe('Preferred language (Accept-Language)');
+
+/** Path globs (web/scope.ts: `*` within a segment, `**` across); refused before anything is charged when malformed. */
+const pathPattern = z
+  .string()
+  .min(1)
+  .max(MAX_PATH_PATTERN_LENGTH)
+  .superRefine((pattern, ctx) => {
+    const problem = pathPatternProblem(pattern);
+    if (problem) ctx.addIssue({ code: 'custom', message: `pattern "${pattern}" ${problem}` });
+  });
+const pathPatterns = (what: string) => z.array(pathPattern).max(MAX_PATH_PATTERNS).optional().describe(what);
+const includePaths = pathPatterns('Only paths matching a glob (/blog/**)');
+const excludePaths = pathPatterns('Skip paths matching a glob');
 
 export const webScrape = defineOperation({
   name: 'web_scrape',
@@ -64,6 +78,9 @@ export const webMap = defineOperation({
     waitFor: waitForInput,
     lang,
     noLinks: z.boolean().default(false).describe('Accepted; a map lists URLs only'),
+    search: z.string().trim().min(1).max(100).optional().describe('URLs matching this term first'),
+    includePaths,
+    excludePaths,
   }),
   output: mapReply,
   // Supadata's API names these for map as for scrape, so REST takes them. The SDK cannot send them
@@ -87,8 +104,13 @@ export const webMap = defineOperation({
       signal: ctx.signal,
       concurrency: ctx.services.config.GLEANER_HOST_CONCURRENCY,
       render: renderChoice(input, ctx, false),
+      search: input.search,
+      scope: { includePaths: input.includePaths, excludePaths: input.excludePaths },
     }),
 });
+
+/** Deepest link depth a crawl may ask for (0: the start page alone). */
+const MAX_CRAWL_DEPTH = 25;
 
 const crawlInput = z
   .object({
@@ -100,6 +122,11 @@ const crawlInput = z
     render: renderMode,
     waitFor: waitForInput,
     webhook: httpUrl.optional().describe('Gets a signed POST of the finished job'),
+    includePaths,
+    excludePaths,
+    maxDepth: z.number().int().min(0).max(MAX_CRAWL_DEPTH).optional().describe('Link depth from url'),
+    allowSubdomains: z.boolean().default(false),
+    allowExternal: z.boolean().default(false).describe('Follow links to other sites'),
   })
   .superRefine((input, ctx) => {
     if (input.maxPages !== undefined && input.limit !== undefined && input.maxPages !== input.limit) {
@@ -151,6 +178,8 @@ export const webCrawl = defineOperation({
       progress: (done, total) => ctx.progress(done, total),
       documents: documentSettings(ctx),
       render: renderChoice(input, ctx),
+      maxDepth: input.maxDepth,
+      scope: { includePaths: input.includePaths, excludePaths: input.excludePaths, allowSubdomains: input.allowSubdomains, allowExternal: input.allowExternal },
     });
     const short = maxPages < wanted && result.pages.length + result.failed.length >= maxPages;
     return short ? { ...result, stoppedOn: 'credits' as const } : result;

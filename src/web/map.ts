@@ -2,6 +2,7 @@
  * Map: the URLs of a site. Sitemaps first (robots.txt Sitemap lines, else /sitemap.xml and
  * /sitemap_index.xml; indexes and gzip followed), then link discovery from the site's pages,
  * breadth-first, until the limit. Same site only, normalised, each URL once, robots.txt obeyed.
+ * Path patterns (scope.ts) filter what is listed; a search term orders what was found by relevance.
  */
 import type { HttpClient } from '../net/http.js';
 import { GleanerError } from '../errors.js';
@@ -12,6 +13,8 @@ import { readSitemaps } from './sitemap.js';
 import { Site } from './site.js';
 import { looksLikePage } from './urls.js';
 import { drainQueue } from './pool.js';
+import { Scope, type ScopeOptions } from './scope.js';
+import { byRelevance } from './relevance.js';
 
 export interface MapOptions {
   limit: number;
@@ -24,6 +27,10 @@ export interface MapOptions {
   render?: RenderChoice;
   /** Preferred language of the pages (sent as Accept-Language while discovering links). */
   lang?: string;
+  /** Orders the URLs by relevance to this term (most relevant first). */
+  search?: string;
+  /** Path patterns the listed URLs keep to (hosts stay the site's own on a map). */
+  scope?: Pick<ScopeOptions, 'includePaths' | 'excludePaths'>;
 }
 
 export interface MapResult {
@@ -43,14 +50,15 @@ export async function mapSite(http: HttpClient, url: string, options: MapOptions
   const warnings = new Set<string>();
   let rendered = 0;
   let renderSlots = MAP_MAX_RENDERS;
+  const scope = new Scope(site.name, options.scope);
   const reply = (): MapResult => ({
-    urls: [...found].slice(0, options.limit),
+    urls: (options.search ? byRelevance([...found], options.search) : [...found]).slice(0, options.limit),
     renderedPages: rendered,
     ...(warnings.size ? { warnings: [...warnings].slice(0, 10) } : {}),
   });
   const accept = async (candidate: string) => {
     const own = site.own(candidate);
-    return own && (await site.allowed(own)) ? own : null;
+    return own && scope.pathWanted(own) && (await site.allowed(own)) ? own : null;
   };
 
   const fromSitemaps = await readSitemaps(http, await site.sitemapLocations(), { limit: options.limit, accept, signal: options.signal });
@@ -86,13 +94,13 @@ export async function mapSite(http: HttpClient, url: string, options: MapOptions
       for (const warning of page.warnings) warnings.add(warning);
       const final = site.own(page.url);
       if (!final) return;
-      if (await site.allowed(final)) found.add(final);
+      if (scope.pathWanted(final) && (await site.allowed(final))) found.add(final);
       fetched.add(final);
       if (page.kind !== 'html') return;
       for (const link of pageLinks(page.text, page.url)) {
         const own = site.own(link);
         if (!own || !(await site.allowed(own))) continue;
-        if (found.size < options.limit) found.add(own);
+        if (found.size < options.limit && scope.pathWanted(own)) found.add(own);
         if (!fetched.has(own)) queue.push(own);
       }
     } catch (error) {
