@@ -18,7 +18,7 @@ export function relevance(url: string, term: string): number {
   const termWords = words(term);
   let score = 0;
   const phrase = termWords.join('-');
-  if (phrase && pathWords.join('-').includes(phrase)) score += 100;
+  if (phrase && `-${pathWords.join('-')}-`.includes(`-${phrase}-`)) score += 100;
   for (const word of termWords) {
     if (pathWords.includes(word)) score += 10;
     else if (pathWords.some((candidate) => candidate.includes(word))) score += 4;
