@@ -13,7 +13,7 @@ import { MAX_PATH_PATTERNS, MAX_PATH_PATTERN_LENGTH, pathPatternProblem } from '
 
 const format = z.enum(['markdown', 'text', 'html']).default('markdown');
 /** Supadata's two page options: the language asked of the site, and content without URLs. */
-const lang = languageCode.optional().describe('Preferred language (Accept-Language)');
+const lang = languageCode.optional().describe('Accept-Language');
 
 /** Path globs (web/scope.ts: `*` within a segment, `**` across); refused before anything is charged when malformed. */
 const pathPattern = z
@@ -25,22 +25,22 @@ const pathPattern = z
     if (problem) ctx.addIssue({ code: 'custom', message: `pattern "${pattern}" ${problem}` });
   });
 const pathPatterns = (what: string) => z.array(pathPattern).max(MAX_PATH_PATTERNS).optional().describe(what);
-const includePaths = pathPatterns('Only paths matching a glob (/blog/**)');
-const excludePaths = pathPatterns('Skip paths matching a glob');
+const includePaths = pathPatterns('Globs: /blog/**');
+const excludePaths = pathPatterns('Skip globs');
 
 export const webScrape = defineOperation({
   name: 'web_scrape',
   title: 'Scrape a web page',
   description:
-    'A web page, PDF or Word file as markdown, text or HTML, JavaScript pages too, with rendering and link choices. 1 credit.',
+    'A web page, PDF or Word file as markdown, text or HTML, JavaScript pages too. 1 credit.',
   http: { method: 'GET', path: '/v1/web/scrape' },
   input: z.object({
     url: httpUrl,
     format,
-    onlyMainContent: z.boolean().default(true).describe('false: the whole page body'),
+    onlyMainContent: z.boolean().default(true).describe('false: whole body'),
     render: renderMode,
     waitFor: waitForInput,
-    noLinks: z.boolean().default(false).describe('Links as their text, images as alt text'),
+    noLinks: z.boolean().default(false).describe('Links as text, images as alt'),
     lang,
   }),
   output: scrapeReply,
@@ -69,16 +69,16 @@ export const webMap = defineOperation({
   name: 'web_map',
   title: 'Map a website',
   description:
-    'Lists the URLs of a website (sitemaps, then links). Use it to see what a site holds before reading pages. 1 credit.',
+    'Lists the URLs of a website (sitemaps, then links). 1 credit.',
   http: { method: 'GET', path: '/v1/web/map' },
   input: z.object({
-    url: httpUrl.describe('Any URL of the site'),
-    limit: z.number().int().min(1).max(500).default(200).describe('Most URLs'),
+    url: httpUrl,
+    limit: z.number().int().min(1).max(500).default(200),
     render: renderMode,
     waitFor: waitForInput,
     lang,
     noLinks: z.boolean().default(false).describe('Accepted; a map lists URLs only'),
-    search: z.string().trim().min(1).max(100).optional().describe('URLs matching this term first'),
+    search: z.string().trim().min(1).max(100).optional().describe('Rank URLs by this term'),
     includePaths,
     excludePaths,
   }),
@@ -86,7 +86,8 @@ export const webMap = defineOperation({
   // Supadata's API names these for map as for scrape, so REST takes them. The SDK cannot send them
   // (@supadata/js 1.4.0's web.map(url) and web.scrape(url) send only { url }). noLinks changes
   // nothing on a map and lang little, so MCP does not list them.
-  restAliases: ['noLinks', 'lang'],
+  // The path filters as well: the tool list's budget goes to crawl's, where they save pages and credits.
+  restAliases: ['noLinks', 'lang', 'includePaths', 'excludePaths'],
   groups: ['web'],
   plan: 'Free',
   // Each render is reserved when it happens (a map does not know in advance how many pages it reads).
@@ -114,19 +115,19 @@ const MAX_CRAWL_DEPTH = 25;
 
 const crawlInput = z
   .object({
-    url: httpUrl.describe('Start URL; same site only'),
-    mode: z.enum(['sitemap', 'recursive']).default('sitemap').describe('sitemap pages, or follow links'),
-    maxPages: z.number().int().min(1).max(500).optional().describe('Most pages (default 100)'),
+    url: httpUrl.describe('Start URL'),
+    mode: z.enum(['sitemap', 'recursive']).default('sitemap'),
+    maxPages: z.number().int().min(1).max(500).optional().describe('default 100'),
     limit: z.number().int().min(1).max(500).optional().describe('Same as maxPages (the name the Supadata SDK sends)'),
     format,
     render: renderMode,
     waitFor: waitForInput,
-    webhook: httpUrl.optional().describe('Gets a signed POST of the finished job'),
+    webhook: httpUrl.optional().describe('POSTed when done'),
     includePaths,
     excludePaths,
-    maxDepth: z.number().int().min(0).max(MAX_CRAWL_DEPTH).optional().describe('Link depth from url'),
+    maxDepth: z.number().int().min(0).max(MAX_CRAWL_DEPTH).optional().describe('Link depth'),
     allowSubdomains: z.boolean().default(false),
-    allowExternal: z.boolean().default(false).describe('Follow links to other sites'),
+    allowExternal: z.boolean().default(false),
   })
   .superRefine((input, ctx) => {
     if (input.maxPages !== undefined && input.limit !== undefined && input.maxPages !== input.limit) {
@@ -141,7 +142,7 @@ export const webCrawl = defineOperation({
   name: 'web_crawl',
   title: 'Crawl a website',
   description:
-    'Reads many pages of one website (sitemap or links, documents too), obeying robots.txt. Pro plan; 1 credit a page.',
+    'Reads the pages of a website (sitemap or links), obeying robots.txt. Pro plan; 1 credit a page.',
   http: { method: 'POST', path: '/v1/web/crawl' },
   input: crawlInput,
   output: crawlResult,
