@@ -87,8 +87,14 @@ export async function crawlSite(http: HttpClient, url: string, options: CrawlOpt
   /** A URL to fetch: in scope by host and path, a page or document, allowed by its host's robots.txt. */
   const accept = async (candidate: string) => {
     const own = scope.own(candidate);
-    return own && scope.pathWanted(own) && (looksLikePage(own) || looksLikeDocument(own)) && (await site.allowed(own)) ? own : null;
+    return own && scope.pathWanted(own) && (looksLikePage(own) || looksLikeDocument(own)) && (await allowedHere(own)) ? own : null;
   };
+  // Another host's robots.txt throws when the SSRF guard refuses that host: such a link is skipped,
+  // not a failure of the page that holds it.
+  const allowedHere = (target: string) => site.allowed(target).catch((error: unknown) => {
+    if (error instanceof GleanerError && error.code === 'URL_NOT_ALLOWED') return false;
+    throw error;
+  });
   let queue: string[] = [];
   if (mode === 'sitemap') {
     // A few spare URLs in case some pages fail or redirect to pages already scraped.

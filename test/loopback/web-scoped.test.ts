@@ -50,7 +50,7 @@ beforeAll(async () => {
   [fixture, main, blog, other] = await Promise.all([
     startFixtureSite({ pages: 300, sitemap: 'plain' }),
     startHostSite({
-      '/': 'Home <a href="/about">about</a> <a href="http://blog.site.test/post">blog</a> <a href="http://other.test/elsewhere">other</a>',
+      '/': 'Home <a href="/about">about</a> <a href="http://blog.site.test/post">blog</a> <a href="http://other.test/elsewhere">other</a> <a href="http://10.0.0.1/inside">inside</a>',
       '/about': 'About us',
     }),
     startHostSite({ '/post': 'A blog post <a href="/second">second</a>', '/second': 'Second post' }),
@@ -148,6 +148,27 @@ describe('scoped web_crawl', () => {
     expect(external.pages.map((p) => p.url)).toContain('http://other.test/elsewhere');
     expect(external.pages).toHaveLength(5); // external pages count toward maxPages
     expect(other.requests.slice(otherBefore)).toContain('/robots.txt');
+  });
+
+  it('sends external links through the SSRF guard: a private address is skipped, the page that links it kept', async () => {
+    // A server without GLEANER_ALLOW_PRIVATE_URLS: the overridden hosts are operator configuration, 10.0.0.1 is not.
+    const guarded = await startTestServer({ env: { GLEANER_HTTP_TIMEOUT_MS: '2000', GLEANER_UPSTREAM_OVERRIDES: `blog.site.test=${blog.origin},site.test=${main.origin},other.test=${other.origin}` } });
+    try {
+      const key = await guarded.createKey('Pro');
+      const start = await guarded.request('POST', '/v1/web/crawl', { apiKey: key, body: { url: 'http://site.test/', mode: 'recursive', allowExternal: true } });
+      expect(start.status).toBe(202);
+      const me = (await guarded.request('GET', '/v1/me', { apiKey: key })).body as { id: string };
+      await guarded.app.services.jobs.waitFor(start.body.jobId, me.id, 120_000);
+      const job = (await guarded.request('GET', `/v1/jobs/${start.body.jobId}`, { apiKey: key })).body;
+      expect(job.status).toBe('completed');
+      const urls = (job.result.pages as Array<{ url: string }>).map((p) => p.url);
+      expect(urls).toContain('http://site.test/');
+      expect(urls).toContain('http://other.test/elsewhere');
+      expect(urls.some((u) => u.includes('10.0.0.1'))).toBe(false);
+      expect(job.result.failed).toEqual([]);
+    } finally {
+      await guarded.close();
+    }
   });
 });
 
