@@ -42,9 +42,12 @@ export interface MapResult {
 
 /** Pages one map renders at most; past this, pages are read plainly (a warning says so). */
 export const MAP_MAX_RENDERS = 25;
+/** URLs a map with a search term collects before ordering them (the most a map may list), so a small limit still gets the best matches. */
+export const MAP_SEARCH_POOL = 500;
 
 export async function mapSite(http: HttpClient, url: string, options: MapOptions): Promise<MapResult> {
   const site = new Site(http, url, options.signal);
+  const collect = options.search ? Math.max(options.limit, MAP_SEARCH_POOL) : options.limit;
   const robots = await site.robotsFor(site.start);
   const found = new Set<string>();
   const warnings = new Set<string>();
@@ -61,9 +64,9 @@ export async function mapSite(http: HttpClient, url: string, options: MapOptions
     return own && scope.pathWanted(own) && (await site.allowed(own)) ? own : null;
   };
 
-  const fromSitemaps = await readSitemaps(http, await site.sitemapLocations(), { limit: options.limit, accept, signal: options.signal });
+  const fromSitemaps = await readSitemaps(http, await site.sitemapLocations(), { limit: collect, accept, signal: options.signal });
   for (const entry of fromSitemaps) found.add(entry);
-  if (found.size >= options.limit) return reply();
+  if (found.size >= collect) return reply();
 
   // Link discovery: fetch pages of the site (the start page first, then what the sitemaps and the
   // pages themselves list) and collect their same-site links.
@@ -100,7 +103,7 @@ export async function mapSite(http: HttpClient, url: string, options: MapOptions
       for (const link of pageLinks(page.text, page.url)) {
         const own = site.own(link);
         if (!own || !(await site.allowed(own))) continue;
-        if (found.size < options.limit && scope.pathWanted(own)) found.add(own);
+        if (found.size < collect && scope.pathWanted(own)) found.add(own);
         if (!fetched.has(own)) queue.push(own);
       }
     } catch (error) {
@@ -108,7 +111,7 @@ export async function mapSite(http: HttpClient, url: string, options: MapOptions
     }
   };
   // Pages fetched are bounded by the limit too: each fetch should be able to add at least one URL.
-  const more = () => found.size < options.limit && fetched.size < options.limit && Date.now() < deadline && !options.signal?.aborted;
+  const more = () => found.size < collect && fetched.size < collect && Date.now() < deadline && !options.signal?.aborted;
   // The map's pages render in one browser context of its own, its tabs reused from page to page.
   let render: RenderChoice = options.render ?? NEVER_RENDER;
   const session = render.renderer instanceof Renderer ? render.renderer.session({ lang: options.lang, owner: render.owner }) : undefined;

@@ -187,6 +187,15 @@ describe('web_map search and filters', () => {
     expect(urls.slice(0, matching).every(holds)).toBe(true);
   });
 
+  it('finds the best matches past a small limit', async () => {
+    const key = await server.createKey('Pro');
+    const res = await server.request('GET', `/v1/web/map?url=${encodeURIComponent(fixture.origin)}&limit=3&search=${encodeURIComponent('page 270')}`, { apiKey: key });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-credits-used')).toBe('1');
+    expect(res.body.urls).toHaveLength(3);
+    expect(res.body.urls[0]).toBe(`${fixture.origin}/page/270`);
+  });
+
   it('lists only what the path filters take', async () => {
     const key = await server.createKey('Pro');
     const query = `url=${encodeURIComponent(fixture.origin)}&limit=300&includePaths=${encodeURIComponent('/page/1*')}&excludePaths=${encodeURIComponent('/page/1')}`;
