@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { pagePath, startFixtureSite, type FixtureSite } from '../support/fixture-site.js';
+import { connectMcp, errorEnvelope } from '../support/mcp.js';
 
 interface HostSite {
   origin: string;
@@ -236,6 +237,24 @@ describe('new parameters out of bounds', () => {
       expect((await server.request('GET', '/v1/jobs', { apiKey: key })).body).toEqual(jobsBefore);
     });
   }
+
+  it('over MCP too: an error result with the same code, nothing charged', async () => {
+    const key = await server.createKey('Pro');
+    const before = await credits(key);
+    const client = await connectMcp(server.baseUrl, key);
+    try {
+      const crawlResult = await client.callTool({ name: 'web_crawl', arguments: { url: `${fixture.origin}/`, includePaths: ['no-slash'], maxDepth: 99 } });
+      expect(crawlResult.isError).toBe(true);
+      expect(errorEnvelope(crawlResult).error.code).toBe('INVALID_REQUEST');
+      expect(errorEnvelope(crawlResult).error.message).toMatch(/includePaths/);
+      const mapResult = await client.callTool({ name: 'web_map', arguments: { url: fixture.origin, search: 'x'.repeat(101) } });
+      expect(mapResult.isError).toBe(true);
+      expect(errorEnvelope(mapResult).error.code).toBe('INVALID_REQUEST');
+    } finally {
+      await client.close();
+    }
+    expect(await credits(key)).toBe(before);
+  });
 
   const mapCases: Array<[string, string, RegExp]> = [
     ['a search term over 100 characters', `search=${'a'.repeat(101)}`, /search/],
