@@ -12,7 +12,7 @@ export const httpUrl = z.url({ protocol: /^https?$/, error: (issue) => (issue.in
 export const renderMode = z
   .enum(['never', 'auto', 'always'])
   .default('auto')
-  .describe('auto: a browser for JavaScript pages (extra cost)');
+  .describe('auto: a browser if needed (extra cost)');
 
 /** Longest `waitFor` in milliseconds; the page deadline (GLEANER_RENDER_TIMEOUT_MS) bounds it too. */
 export const WAIT_FOR_MAX_MS = 15_000;
@@ -35,7 +35,7 @@ const waitForSelector = z
 export const waitForInput = z
   .union([z.number().int().min(0).max(WAIT_FOR_MAX_MS), waitForSelector])
   .optional()
-  .describe('If rendered: ms, or a CSS selector');
+  .describe('If rendered: ms or CSS selector');
 
 /** A BCP 47-like language code: en, de, pt-BR, zh-Hans (pt_BR is accepted too). */
 export const languageCode = z.string().max(35).regex(/^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$/, 'must be a language code such as en, de or pt-BR');

@@ -9,24 +9,38 @@ import { crawlSite, type CrawlResult } from '../web/crawl.js';
 import { registerWebhook } from '../jobs/webhook-courier.js';
 import { crawlResult, mapReply, scrapeReply } from './outputs.js';
 import { documentSettings } from './documents.js';
+import { MAX_PATH_PATTERNS, MAX_PATH_PATTERN_LENGTH, pathPatternProblem } from '../web/scope.js';
 
 const format = z.enum(['markdown', 'text', 'html']).default('markdown');
 /** Supadata's two page options: the language asked of the site, and content without URLs. */
-const lang = languageCode.optional().describe('Preferred language (Accept-Language)');
+const lang = languageCode.optional().describe('Accept-Language');
+
+/** Path globs (web/scope.ts: `*` within a segment, `**` across); refused before anything is charged when malformed. */
+const pathPattern = z
+  .string()
+  .min(1)
+  .max(MAX_PATH_PATTERN_LENGTH)
+  .superRefine((pattern, ctx) => {
+    const problem = pathPatternProblem(pattern);
+    if (problem) ctx.addIssue({ code: 'custom', message: `pattern "${pattern}" ${problem}` });
+  });
+const pathPatterns = (what: string) => z.array(pathPattern).max(MAX_PATH_PATTERNS).optional().describe(what);
+const includePaths = pathPatterns('Globs: /blog/**');
+const excludePaths = pathPatterns('Skip globs');
 
 export const webScrape = defineOperation({
   name: 'web_scrape',
   title: 'Scrape a web page',
   description:
-    'A web page, PDF or Word file as markdown, text or HTML, JavaScript pages too, with rendering and link choices. 1 credit.',
+    'A web page, PDF or Word file as markdown, text or HTML, JavaScript pages too. 1 credit.',
   http: { method: 'GET', path: '/v1/web/scrape' },
   input: z.object({
     url: httpUrl,
     format,
-    onlyMainContent: z.boolean().default(true).describe('false: the whole page body'),
+    onlyMainContent: z.boolean().default(true).describe('false: whole body'),
     render: renderMode,
     waitFor: waitForInput,
-    noLinks: z.boolean().default(false).describe('Links as their text, images as alt text'),
+    noLinks: z.boolean().default(false).describe('Links as text, images as alt'),
     lang,
   }),
   output: scrapeReply,
@@ -55,21 +69,25 @@ export const webMap = defineOperation({
   name: 'web_map',
   title: 'Map a website',
   description:
-    'Lists the URLs of a website (sitemaps, then links). Use it to see what a site holds before reading pages. 1 credit.',
+    'Lists the URLs of a website (sitemaps, then links). 1 credit.',
   http: { method: 'GET', path: '/v1/web/map' },
   input: z.object({
-    url: httpUrl.describe('Any URL of the site'),
-    limit: z.number().int().min(1).max(500).default(200).describe('Most URLs'),
+    url: httpUrl,
+    limit: z.number().int().min(1).max(500).default(200),
     render: renderMode,
     waitFor: waitForInput,
     lang,
     noLinks: z.boolean().default(false).describe('Accepted; a map lists URLs only'),
+    search: z.string().trim().min(1).max(100).optional().describe('Rank URLs by this term'),
+    includePaths,
+    excludePaths,
   }),
   output: mapReply,
   // Supadata's API names these for map as for scrape, so REST takes them. The SDK cannot send them
   // (@supadata/js 1.4.0's web.map(url) and web.scrape(url) send only { url }). noLinks changes
   // nothing on a map and lang little, so MCP does not list them.
-  restAliases: ['noLinks', 'lang'],
+  // The path filters as well: the tool list's budget goes to crawl's, where they save pages and credits.
+  restAliases: ['noLinks', 'lang', 'includePaths', 'excludePaths'],
   groups: ['web'],
   plan: 'Free',
   // Each render is reserved when it happens (a map does not know in advance how many pages it reads).
@@ -87,19 +105,29 @@ export const webMap = defineOperation({
       signal: ctx.signal,
       concurrency: ctx.services.config.GLEANER_HOST_CONCURRENCY,
       render: renderChoice(input, ctx, false),
+      search: input.search,
+      scope: { includePaths: input.includePaths, excludePaths: input.excludePaths },
     }),
 });
 
+/** Deepest link depth a crawl may ask for (0: the start page alone). */
+const MAX_CRAWL_DEPTH = 25;
+
 const crawlInput = z
   .object({
-    url: httpUrl.describe('Start URL; same site only'),
-    mode: z.enum(['sitemap', 'recursive']).default('sitemap').describe('sitemap pages, or follow links'),
-    maxPages: z.number().int().min(1).max(500).optional().describe('Most pages (default 100)'),
+    url: httpUrl.describe('Start URL'),
+    mode: z.enum(['sitemap', 'recursive']).default('sitemap'),
+    maxPages: z.number().int().min(1).max(500).optional().describe('default 100'),
     limit: z.number().int().min(1).max(500).optional().describe('Same as maxPages (the name the Supadata SDK sends)'),
     format,
     render: renderMode,
     waitFor: waitForInput,
-    webhook: httpUrl.optional().describe('Gets a signed POST of the finished job'),
+    webhook: httpUrl.optional().describe('POSTed when done'),
+    includePaths,
+    excludePaths,
+    maxDepth: z.number().int().min(0).max(MAX_CRAWL_DEPTH).optional().describe('Link depth'),
+    allowSubdomains: z.boolean().default(false),
+    allowExternal: z.boolean().default(false),
   })
   .superRefine((input, ctx) => {
     if (input.maxPages !== undefined && input.limit !== undefined && input.maxPages !== input.limit) {
@@ -114,7 +142,7 @@ export const webCrawl = defineOperation({
   name: 'web_crawl',
   title: 'Crawl a website',
   description:
-    'Reads many pages of one website (sitemap or links, documents too), obeying robots.txt. Pro plan; 1 credit a page.',
+    'Reads the pages of a website (sitemap or links), obeying robots.txt. Pro plan; 1 credit a page.',
   http: { method: 'POST', path: '/v1/web/crawl' },
   input: crawlInput,
   output: crawlResult,
@@ -151,6 +179,8 @@ export const webCrawl = defineOperation({
       progress: (done, total) => ctx.progress(done, total),
       documents: documentSettings(ctx),
       render: renderChoice(input, ctx),
+      maxDepth: input.maxDepth,
+      scope: { includePaths: input.includePaths, excludePaths: input.excludePaths, allowSubdomains: input.allowSubdomains, allowExternal: input.allowExternal },
     });
     const short = maxPages < wanted && result.pages.length + result.failed.length >= maxPages;
     return short ? { ...result, stoppedOn: 'credits' as const } : result;

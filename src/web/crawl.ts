@@ -1,7 +1,9 @@
 /**
  * Crawl: scrape up to maxPages pages of one site. `sitemap` mode scrapes what the sitemaps list
  * (falling back to link discovery when the site has none); `recursive` mode follows links
- * breadth-first from the start URL. Obeys robots.txt (rules and Crawl-delay), stays on the site,
+ * breadth-first from the start URL. Obeys robots.txt (rules and Crawl-delay), stays on the site
+ * (unless subdomains or external hosts are allowed, each host with its own robots.txt), keeps to the
+ * path patterns and link depth asked (see scope.ts), 
  * never fetches a URL twice (redirects are followed here, not in the client, to know every URL
  * fetched), and runs pages concurrently within the client's per-host politeness limit.
  *
@@ -20,6 +22,7 @@ import type { DocumentSettings } from './document-pool.js';
 import { warmExtractPool } from './extract-pool.js';
 import { readSitemaps } from './sitemap.js';
 import { Site } from './site.js';
+import { Scope, type ScopeOptions } from './scope.js';
 import { looksLikeDocument, looksLikePage } from './urls.js';
 import { drainQueue } from './pool.js';
 
@@ -39,6 +42,10 @@ export interface CrawlOptions {
   documents?: DocumentSettings;
   /** Whether and how pages are rendered in a browser (default never); each page decides under `auto`. */
   render?: RenderChoice;
+  /** Path patterns and hosts the crawl keeps to. */
+  scope?: ScopeOptions;
+  /** Link depth followed from the start URL (0: the start page alone); unbounded when absent. */
+  maxDepth?: number;
 }
 
 export type CrawledPage = Omit<ScrapeResult, 'urls'>;
@@ -76,10 +83,18 @@ export async function crawlSite(http: HttpClient, url: string, options: CrawlOpt
   };
 
   let mode = options.mode;
+  const scope = new Scope(site.name, options.scope);
+  /** A URL to fetch: in scope by host and path, a page or document, allowed by its host's robots.txt. */
   const accept = async (candidate: string) => {
-    const own = site.own(candidate);
-    return own && (looksLikePage(own) || looksLikeDocument(own)) && (await site.allowed(own)) ? own : null;
+    const own = scope.own(candidate);
+    return own && scope.pathWanted(own) && (looksLikePage(own) || looksLikeDocument(own)) && (await allowedHere(own)) ? own : null;
   };
+  // Another host's robots.txt throws when the SSRF guard refuses that host: such a link is skipped,
+  // not a failure of the page that holds it.
+  const allowedHere = (target: string) => site.allowed(target).catch((error: unknown) => {
+    if (error instanceof GleanerError && error.code === 'URL_NOT_ALLOWED') return false;
+    throw error;
+  });
   let queue: string[] = [];
   if (mode === 'sitemap') {
     // A few spare URLs in case some pages fail or redirect to pages already scraped.
@@ -89,6 +104,10 @@ export async function crawlSite(http: HttpClient, url: string, options: CrawlOpt
   if (mode === 'recursive') queue = [site.start];
 
   const seen = new Set<string>(queue);
+  /** Link depth of each queued URL (sitemap URLs count as depth 0). */
+  const depth = new Map<string, number>(queue.map((item) => [item, 0]));
+  // The start page is read for its links even when the path filters leave it out; it is kept as a page only if they take it.
+  const keep = (pageUrl: string) => pageUrl !== site.start || scope.pathWanted(pageUrl);
   const pages: CrawledPage[] = [];
   const failed: CrawlResult['failed'] = [];
   /** Every URL requested, so a redirect never leads to a page fetched before. */
@@ -109,12 +128,14 @@ export async function crawlSite(http: HttpClient, url: string, options: CrawlOpt
           const page = await scrapeFetched(outcome, { format: options.format, onlyMainContent: options.onlyMainContent ?? true, signal: options.signal, documents: options.documents });
           if (pages.length >= options.maxPages) return;
           const { urls, ...rest } = page;
-          pages.push(rest);
-          if (mode === 'recursive') {
+          if (keep(pageUrl)) pages.push(rest);
+          const below = (depth.get(pageUrl) ?? 0) + 1;
+          if (mode === 'recursive' && below <= (options.maxDepth ?? Infinity)) {
             for (const link of urls) {
               const own = await accept(link);
               if (own && !seen.has(own)) {
                 seen.add(own);
+                depth.set(own, below);
                 queue.push(own);
               }
             }
@@ -122,8 +143,9 @@ export async function crawlSite(http: HttpClient, url: string, options: CrawlOpt
           options.progress?.(pages.length, total());
           return;
         }
-        const next = site.own(outcome.to);
+        const next = scope.own(outcome.to);
         if (!next) throw new GleanerError('UPSTREAM_ERROR', `${current} redirects off the site (to ${outcome.to}); not followed.`);
+        if (!scope.pathWanted(next) && pageUrl !== site.start) return; // redirected out of the paths asked
         if (requested.has(next)) return; // already fetched (or being fetched) under its own URL
         if (!(await site.allowed(next))) return;
         if (hop >= MAX_REDIRECTS) throw new GleanerError('UPSTREAM_ERROR', `Too many redirects from ${pageUrl}.`);
