@@ -177,7 +177,8 @@ describe.skipIf(!hasRedis())('MCP of both eras on two processes behind a round-r
     const handle = await legacy.callTool({ name: 'web_crawl', arguments: { url: `${site2.origin}/`, maxPages: 3 } });
     const jobId = (handle.structuredContent as { jobId: string }).jobId;
     expect(jobId).toMatch(/^job_/);
-    expect((handle.content as Array<{ text: string }>)[0].text).toContain('job_status');
+    // The handle's words: the state, then (a block of its own) what to call next.
+    expect((handle.content as Array<{ text: string }>).map((block) => block.text).join('\n')).toContain('job_status');
     site2.release(3);
     let status = handle.structuredContent as { status: string };
     for (let tries = 0; status.status !== 'completed' && tries < 600; tries++) {
