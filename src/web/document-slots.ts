@@ -7,11 +7,7 @@
  * behind its own documents, as a crawl of many PDFs does, waits on.)
  */
 import { GleanerError } from '../errors.js';
-
-interface Waiter {
-  owner: string;
-  grant: (release: () => void) => void;
-}
+import { FairSlots } from './fair-slots.js';
 
 export interface SlotRequest {
   owner: string;
@@ -22,100 +18,46 @@ export interface SlotRequest {
   what: string;
 }
 
+/** The fair slots (fair-slots.ts) with a bounded wait for a key kept out by others. */
 export class DocumentSlots {
-  private readonly held = new Map<string, number>();
-  private readonly waiting: Waiter[] = [];
-  private inUse = 0;
+  private readonly slots: FairSlots;
 
   constructor(
     readonly total: number,
     readonly perOwner: number,
-  ) {}
+  ) {
+    this.slots = new FairSlots(total, perOwner, 'a document reader');
+  }
 
   /** Resolves with the function that frees the slot. */
   acquire(request: SlotRequest): Promise<() => void> {
-    request.signal?.throwIfAborted();
-    if (this.mayTake(request.owner)) return Promise.resolve(this.take(request.owner));
-    return new Promise((resolve, reject) => {
-      const leave = () => {
-        clearTimeout(timer);
-        request.signal?.removeEventListener('abort', abandon);
-        const at = this.waiting.indexOf(waiter);
-        if (at >= 0) this.waiting.splice(at, 1);
-      };
-      const waiter: Waiter = {
-        owner: request.owner,
-        grant: (release) => {
-          leave();
-          resolve(release);
-        },
-      };
-      const abandon = () => {
-        leave();
-        reject(request.signal?.reason ?? new Error('aborted'));
-      };
-      const seconds = Math.max(1, Math.ceil(request.waitMs / 1000));
-      const expire = () => {
-        // A key with a document of its own being read waits behind itself (a crawl's next PDF): fair,
-        // so it waits on. Refused is the one kept out by others.
-        if (this.holding(request.owner) > 0) {
-          timer = setTimeout(expire, request.waitMs);
-          return;
-        }
-        leave();
-        reject(
-          new GleanerError(
-            'SERVER_BUSY',
-            `Every document reader was busy with other calls for ${seconds} s, so ${request.what} was not read; nothing was charged. Try again shortly.`,
-            { headers: { 'Retry-After': String(seconds) } },
-          ),
-        );
-      };
-      let timer = setTimeout(expire, request.waitMs);
-      request.signal?.addEventListener('abort', abandon, { once: true });
-      this.waiting.push(waiter);
-    });
-  }
-
-  /** Slots an owner holds now, and the waiters (for tests and logs). */
-  holding(owner: string): number {
-    return this.held.get(owner) ?? 0;
-  }
-
-  get queued(): number {
-    return this.waiting.length;
-  }
-
-  private mayTake(owner: string): boolean {
-    return this.inUse < this.total && this.holding(owner) < this.perOwner;
-  }
-
-  private take(owner: string): () => void {
-    this.inUse++;
-    this.held.set(owner, this.holding(owner) + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.inUse--;
-      const left = this.holding(owner) - 1;
-      if (left > 0) this.held.set(owner, left);
-      else this.held.delete(owner);
-      this.next();
-    };
-  }
-
-  /** Hands free slots to the waiters that may take one: fewest held first, then the longest waiting. */
-  private next(): void {
-    while (this.inUse < this.total) {
-      let best: Waiter | undefined;
-      for (const candidate of this.waiting) {
-        if (!this.mayTake(candidate.owner)) continue;
-        const fewer = best && this.holding(candidate.owner) < this.holding(best.owner);
-        if (!best || fewer) best = candidate;
+    const busy = new AbortController();
+    const seconds = Math.max(1, Math.ceil(request.waitMs / 1000));
+    const expire = () => {
+      // A key with a document of its own being read waits behind itself (a crawl's next PDF): fair,
+      // so it waits on. Refused is the one kept out by others.
+      if (this.holding(request.owner) > 0) {
+        timer = setTimeout(expire, request.waitMs);
+        return;
       }
-      if (!best) return;
-      best.grant(this.take(best.owner));
-    }
+      busy.abort(
+        new GleanerError('SERVER_BUSY', `Every document reader was busy with other calls for ${seconds} s, so ${request.what} was not read; nothing was charged. Try again shortly.`, {
+          headers: { 'Retry-After': String(seconds) },
+        }),
+      );
+    };
+    let timer = setTimeout(expire, request.waitMs);
+    const signal = request.signal ? AbortSignal.any([request.signal, busy.signal]) : busy.signal;
+    return this.slots.acquire(request.owner, signal).finally(() => clearTimeout(timer));
+  }
+
+  /** Slots an owner holds now (for tests and logs). */
+  holding(owner: string): number {
+    return this.slots.holding(owner);
+  }
+
+  /** Calls waiting for a reader. */
+  get queued(): number {
+    return this.slots.queued;
   }
 }

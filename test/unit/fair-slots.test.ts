@@ -1,6 +1,6 @@
 /** Render slots shared fairly between keys (web/render/fair-slots.ts). */
 import { describe, expect, it } from 'vitest';
-import { FairSlots } from '../../src/web/render/fair-slots.js';
+import { FairSlots } from '../../src/web/fair-slots.js';
 
 describe('FairSlots', () => {
   it('one owner holds at most its share; another owner gets a free slot at once', async () => {

@@ -32,7 +32,7 @@ import { acceptLanguage } from '../../net/identity.js';
 import { locateBrowser, type BrowserTarget } from './locate.js';
 import { looksLikeAppShell, looksLikeChallenge, visibleTextLength } from './shell.js';
 import { PageTraffic, routeThroughClient, type PrefetchedDocument, type RenderJob } from './routing.js';
-import { FairSlots } from './fair-slots.js';
+import { FairSlots } from '../fair-slots.js';
 import { findChildByMarker, watchRendererMemory } from './memory-watch.js';
 import { NO_WEBRTC_SCRIPT, WEBRTC_LAUNCH_ARGS } from './webrtc.js';
 import { deadlineRace, settlesWithin } from './deadline.js';
@@ -173,7 +173,7 @@ export class Renderer implements PageRenderer {
   readonly maxHtmlBytes: number;
 
   constructor(private readonly options: RendererOptions) {
-    this.slots = new FairSlots(options.concurrency, Math.min(options.concurrency, options.concurrencyPerOwner ?? Math.ceil(options.concurrency / 2)));
+    this.slots = new FairSlots(options.concurrency, Math.min(options.concurrency, options.concurrencyPerOwner ?? Math.ceil(options.concurrency / 2)), 'a browser slot');
     this.timeoutMs = options.timeoutMs;
     this.sessionTimeoutMs = options.sessionTimeoutMs ?? 10 * 60_000;
     this.memoryMb = options.memoryMb ?? 1024;

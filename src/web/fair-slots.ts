@@ -1,11 +1,11 @@
 /**
- * The render slots of one process, shared fairly between keys (accounts): at most `total` pages render
- * at once, and one owner holds at most `perOwner` of them, so one key's crawl of slow or hostile pages
- * cannot take every slot while another key waits. A freed slot goes to the waiting owner that holds the
+ * Slots of one process (browser pages, document readers), shared fairly between keys (accounts): at most
+ * `total` are held at once, and one owner holds at most `perOwner` of them, so one key's crawl of slow or
+ * hostile pages or documents cannot take every slot while another key waits. A freed slot goes to the waiting owner that holds the
  * fewest (the first to ask among equals), not simply to the oldest waiter, which would be the crawl
  * that queued many pages at once.
  */
-import { GleanerError } from '../../errors.js';
+import { GleanerError } from '../errors.js';
 
 interface Waiter {
   owner: string;
@@ -20,6 +20,8 @@ export class FairSlots {
   constructor(
     readonly total: number,
     readonly perOwner: number,
+    /** What a slot is, for the error of a wait stopped without a reason of its own ("a browser slot"). */
+    private readonly slotName = 'a slot',
   ) {}
 
   /** Resolves with the function that frees the slot; rejects when `signal` aborts first. */
@@ -37,7 +39,7 @@ export class FairSlots {
       const abandon = () => {
         const at = this.waiting.indexOf(waiter);
         if (at >= 0) this.waiting.splice(at, 1);
-        reject(signal?.reason instanceof Error ? signal.reason : new GleanerError('UPSTREAM_UNAVAILABLE', 'The render was stopped while it waited for a browser slot.'));
+        reject(signal?.reason instanceof Error ? signal.reason : new GleanerError('UPSTREAM_UNAVAILABLE', `The call was stopped while it waited for ${this.slotName}.`));
       };
       signal?.addEventListener('abort', abandon, { once: true });
       this.waiting.push(waiter);
@@ -47,6 +49,11 @@ export class FairSlots {
   /** Slots an owner holds now (for tests and logs). */
   holding(owner: string): number {
     return this.held.get(owner) ?? 0;
+  }
+
+  /** Calls waiting for a slot. */
+  get queued(): number {
+    return this.waiting.length;
   }
 
   private free(owner: string): boolean {
