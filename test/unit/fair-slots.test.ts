@@ -1,4 +1,4 @@
-/** Render slots shared fairly between keys (web/render/fair-slots.ts). */
+/** Render slots shared fairly between keys (web/fair-slots.ts). */
 import { describe, expect, it } from 'vitest';
 import { FairSlots } from '../../src/web/fair-slots.js';
 
