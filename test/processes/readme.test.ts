@@ -185,9 +185,9 @@ describe('the README commands, as written', () => {
     expect(result.stdout).toContain('Gleaning in the fields');
     expect(result.stdout).toContain('a bell rang to start and end');
     // /v1/me says whether the allowance is unlimited, as the README says; the crawl was started (its job id
-    // taken from the reply) and read: queued, processing or completed, not an error.
+    // taken from the reply) and read: scraping while it runs, or completed with its pages, not an error.
     expect(result.stdout).toContain('"unlimited":false');
-    expect(result.stdout).toMatch(/\{"status":"(queued|processing|completed)","pages":\[/);
+    expect(result.stdout).toMatch(/\{"status":"(scraping","error":null\}|completed","pages":\[)/);
     expect(result.stdout).toContain('Usage: gleaner <command>');
     expect(result.stdout).toMatch(/\bme\b/);
     expect(result.stdout).toContain('Usage: gleaner doctor');
