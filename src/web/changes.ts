@@ -44,8 +44,12 @@ interface Kept {
 export const MAX_KEPT_CHARS = 100_000;
 /** Longest diff returned; a longer one is cut with a line that says so. */
 export const MAX_DIFF_CHARS = 10_000;
-/** Line insertions and deletions the diff looks for before it gives up (bounds its time on a rewritten page). */
-const MAX_EDIT_LENGTH = 5_000;
+/**
+ * Line insertions and deletions the diff looks for before it gives up: Myers' diff costs about
+ * (lines x edits), so this bounds the time a rewritten page holds the event loop (a few tens of ms
+ * on an idle core for 2,000 lines; a model learns little from a diff longer than this anyway).
+ */
+export const MAX_EDIT_LENGTH = 500;
 
 const digestOf = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -73,7 +77,7 @@ export async function trackChange(store: Store, options: { accountId: string; ur
 function unifiedDiff(before: Kept, after: Kept): string {
   const patch = createTwoFilesPatch('previous', 'current', before.text, after.text, before.at, after.at, { context: 3, maxEditLength: MAX_EDIT_LENGTH });
   const notes: string[] = [];
-  if (patch === undefined) notes.push(`\\ The text changed in more than ${MAX_EDIT_LENGTH.toLocaleString('en-US')} lines: no line diff; read the content.`);
+  if (patch === undefined) notes.push(`\\ The text changed in more than ${MAX_EDIT_LENGTH} line edits: no line diff; read the content.`);
   if (before.length > MAX_KEPT_CHARS || after.length > MAX_KEPT_CHARS) {
     notes.push(`\\ Only the first ${MAX_KEPT_CHARS.toLocaleString('en-US')} characters of the text are compared line by line (it was ${before.length.toLocaleString('en-US')}, now ${after.length.toLocaleString('en-US')}).`);
   }
