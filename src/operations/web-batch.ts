@@ -82,6 +82,9 @@ export const webScrapeBatch = defineOperation({
   http: { method: 'POST', path: '/v1/web/scrape/batch' },
   input: batchInput,
   output: scrapeBatchResult,
+  // REST takes these; the MCP tool leaves them out of the tool list, whose size every conversation pays:
+  // a model follows the job itself (the tool waits for it), and noLinks and lang change little (as on web_map).
+  restAliases: ['webhook', 'noLinks', 'lang'],
   groups: ['web'],
   plan: 'Free',
   // Each page as web_scrape prices it; a short balance scrapes as many pages as it pays for (at least one).
