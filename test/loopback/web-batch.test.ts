@@ -87,7 +87,6 @@ beforeAll(async () => {
     env: {
       GLEANER_UPSTREAM_OVERRIDES: `batch.test=${site.origin},hooks.test=${hooks.origin}`,
       GLEANER_WEBHOOK_SECRET: SECRET,
-      GLEANER_HTTP_TIMEOUT_MS: '1500',
       GLEANER_MCP_WAIT_SECONDS: '300',
     },
   });
@@ -130,7 +129,7 @@ describe('web_scrape_batch over REST', () => {
     const job = await batch(key, { urls: TWENTY, format: 'text' });
     const { results, stats } = job.result;
     expect(results.map((item) => item.url)).toEqual(TWENTY);
-    expect(stats).toMatchObject({ total: 20, succeeded: 17, failed: 3 });
+    expect(stats, JSON.stringify(results.filter((item) => item.error))).toMatchObject({ total: 20, succeeded: 17, failed: 3 });
     const failures = Object.fromEntries(results.filter((item) => item.error).map((item) => [item.url, item.error!.code]));
     expect(failures).toEqual({ 'http://batch.test/missing': 'CONTENT_NOT_FOUND', 'http://127.0.0.1:9/private': 'URL_NOT_ALLOWED', 'http://batch.test/image.png': 'UNSUPPORTED_CONTENT' });
     for (const item of results.filter((item) => item.error)) expect(item.error!.message.length).toBeGreaterThan(10);
@@ -175,12 +174,22 @@ describe('web_scrape_batch over REST', () => {
   });
 
   it('reports a page that does not answer in time as UPSTREAM_TIMEOUT, charged nothing', async () => {
-    const key = await server.createKey('Free');
-    const before = await credits(key);
-    const job = await batch(key, { urls: ['http://batch.test/hang'] });
-    expect(job.result.results[0].error?.code).toBe('UPSTREAM_TIMEOUT');
-    expect(job.result.stats).toMatchObject({ total: 1, succeeded: 0, failed: 1 });
-    expect(await credits(key)).toBe(before);
+    // A server of its own with a short outbound timeout: the others keep the default, so a busy machine slows them, never fails them.
+    const impatient = await startTestServer({ env: { GLEANER_UPSTREAM_OVERRIDES: `batch.test=${site.origin}`, GLEANER_HTTP_TIMEOUT_MS: '1000' } });
+    try {
+      const key = await impatient.createKey('Free');
+      const me = async () => (await impatient.request('GET', '/v1/me', { apiKey: key })).body as { id: string; credits: number };
+      const before = (await me()).credits;
+      const start = await impatient.request('POST', '/v1/web/scrape/batch', { apiKey: key, body: { urls: ['http://batch.test/hang'] } });
+      expect(start.status).toBe(202);
+      const job = await impatient.app.services.jobs.waitFor(start.body.jobId, (await me()).id, 300_000);
+      const result = job.result as { results: Array<{ error?: { code: string } }>; stats: unknown };
+      expect(result.results[0].error?.code).toBe('UPSTREAM_TIMEOUT');
+      expect(result.stats).toMatchObject({ total: 1, succeeded: 0, failed: 1 });
+      expect((await me()).credits).toBe(before);
+    } finally {
+      await impatient.close();
+    }
   });
 
   it('scrapes as many pages as a short balance pays for; the rest fail with CREDITS_EXHAUSTED, charged nothing', async () => {
@@ -242,6 +251,21 @@ describe('web_scrape_batch over MCP', () => {
     expect(all).toContain('http://127.0.0.1:9/private\nFailed: URL_NOT_ALLOWED');
     expect(all).toContain('http://batch.test/image.png\nFailed: UNSUPPORTED_CONTENT');
     expect(await credits(key)).toBe(before - 17);
+  });
+
+  it('job_status shows a batch started over REST in the same pages', async () => {
+    const job = await batch(key, { urls: TWENTY.slice(0, 10) });
+    const first = await client.callTool({ name: 'job_status', arguments: { jobId: job.jobId, maxChars: 1_000 } });
+    expect(first.isError, JSON.stringify(first.content)).toBeFalsy();
+    const text = (first.content as Array<{ text: string }>)[0].text;
+    expect(text).toContain(`Job ${job.jobId} (web_scrape_batch) completed`);
+    expect(text).toContain('9 pages, 1 failed, 9 credits used');
+    const cursor = (first.structuredContent as { nextCursor?: string }).nextCursor;
+    expect(cursor).toBeDefined();
+    const second = await client.callTool({ name: 'job_status', arguments: { cursor } });
+    const both = `${text}${(second.content as Array<{ text: string }>)[0].text}`;
+    for (const n of [1, 8, 9]) expect(both).toContain(`This is page number ${n} of the batch`);
+    expect(both).toContain('http://batch.test/missing\nFailed: CONTENT_NOT_FOUND');
   });
 
   it('refuses too many URLs for the plan as an isError result, charged nothing', async () => {
