@@ -201,6 +201,16 @@ describe('web_scrape_batch over REST', () => {
     expect(await credits(key)).toBe(0);
   });
 
+  it('an empty balance is a 402 before the job starts, charged nothing', async () => {
+    const key = await server.createKey('Pro', { credits: 1 });
+    await batch(key, { urls: [pageUrl(45)] });
+    expect(await credits(key)).toBe(0);
+    const reply = await server.request('POST', '/v1/web/scrape/batch', { apiKey: key, body: { urls: [pageUrl(46), pageUrl(47)] } });
+    expect(reply.status).toBe(402);
+    expect(reply.body.error.code).toBe('CREDITS_EXHAUSTED');
+    expect(await credits(key)).toBe(0);
+  });
+
   it('POSTs a signed webhook when the batch ends', async () => {
     const key = await server.createKey('Pro');
     const arrived = new Promise<Delivery>((resolve) => waiting.push(resolve));
