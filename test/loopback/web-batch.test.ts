@@ -21,6 +21,9 @@ interface Site {
 let changing = ['First paragraph of the tracked page, long enough to be the main text here.', 'A second paragraph that stays the same.', 'A third paragraph about the weather today.'];
 /** Requests to /hang, answered never (the client's timeout ends them). */
 const hanging: http.ServerResponse[] = [];
+/** Requests to /held/N, answered when the test says (see heldArrived). */
+const held: http.ServerResponse[] = [];
+const heldWaiters: Array<() => void> = [];
 
 function article(title: string, paragraphs: string[]): string {
   return `<!doctype html><html><head><title>${title}</title></head><body><nav>Menu</nav><article><h1>${title}</h1>${paragraphs.map((p) => `<p>${p}</p>`).join('')}</article></body></html>`;
@@ -70,6 +73,11 @@ beforeAll(async () => {
       hanging.push(res);
       return;
     }
+    if (path.startsWith('/held/')) {
+      held.push(res);
+      heldWaiters.splice(0).forEach((wake) => wake());
+      return;
+    }
     res.writeHead(404, { 'content-type': 'text/html' });
     res.end('<html><body>Not found</body></html>');
   });
@@ -93,7 +101,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const res of hanging) res.destroy();
+  for (const res of [...hanging, ...held]) res.destroy();
   await server.close();
   await Promise.all([close(site), close(hooks)]);
 });
@@ -209,6 +217,24 @@ describe('web_scrape_batch over REST', () => {
     expect(reply.status).toBe(402);
     expect(reply.body.error.code).toBe('CREDITS_EXHAUSTED');
     expect(await credits(key)).toBe(0);
+  });
+
+  it('a cancelled batch keeps and charges the pages read before the cancel, and leaves out those in flight', async () => {
+    const key = await server.createKey('Pro');
+    const before = await credits(key);
+    const start = await server.request('POST', '/v1/web/scrape/batch', { apiKey: key, body: { urls: [pageUrl(70), 'http://batch.test/held/1', 'http://batch.test/held/2'] } });
+    expect(start.status).toBe(202);
+    const jobId = start.body.jobId as string;
+    // Both held pages are being fetched, and the plain page is read.
+    while (held.length < 2) await new Promise<void>((resolve) => heldWaiters.push(resolve));
+    const me = await accountOf(key);
+    while (((await server.app.services.jobs.get(jobId, me)).progress?.done ?? 0) < 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    const cancelled = await server.request('DELETE', `/v1/jobs/${jobId}`, { apiKey: key });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.status).toBe('cancelled');
+    expect(cancelled.body.result.results.map((item: { url: string }) => item.url)).toEqual([pageUrl(70)]);
+    expect(cancelled.body.creditsUsed).toBe(1);
+    expect(await credits(key)).toBe(before - 1);
   });
 
   it('POSTs a signed webhook when the batch ends', async () => {
