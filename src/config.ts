@@ -144,6 +144,8 @@ const schema = z.object({
   GLEANER_BROWSER_WS_URL: z.url({ protocol: /^(wss?|https?)$/ }).optional(),
   /** Credits a rendered page costs on top of its usual price (0 makes rendering free). */
   GLEANER_RENDER_CREDITS: z.coerce.number().int().min(0).max(100).default(1),
+  /** How long the text a scrape with changeTracking keeps for its next comparison lives, in days (renewed by each tracked scrape). */
+  GLEANER_CHANGE_TRACKING_DAYS: z.coerce.number().min(0.001).max(365).default(30),
   /** Pages rendered at once by this process (each in its own browser context). */
   GLEANER_RENDER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Longest one page may take in the browser (navigation, scripts, waitFor), in milliseconds. */

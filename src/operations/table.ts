@@ -2,6 +2,7 @@
 import type { AnyOperation } from './define.js';
 import { account, jobStatus } from './account.js';
 import { webCrawl, webMap, webScrape } from './web.js';
+import { webScrapeBatch, webScrapeBatchResults } from './web-batch.js';
 import { readOperation } from './read.js';
 import { metadataOperation } from './metadata.js';
 import { facebookTranscript, instagramTranscript, tiktokTranscript, videoTranscript, xTranscript } from './platform-transcripts.js';
@@ -20,6 +21,8 @@ export const OPERATIONS: AnyOperation[] = [
   jobCancel,
   metadataOperation,
   webScrape,
+  webScrapeBatch,
+  webScrapeBatchResults,
   webMap,
   webCrawl,
   transcriptOperation,

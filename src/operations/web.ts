@@ -9,6 +9,7 @@ import { crawlSite, type CrawlResult } from '../web/crawl.js';
 import { registerWebhook } from '../jobs/webhook-courier.js';
 import { crawlResult, mapReply, scrapeReply } from './outputs.js';
 import { documentSettings } from './documents.js';
+import { changeTracking, withChanges } from './web-changes.js';
 import { MAX_PATH_PATTERNS, MAX_PATH_PATTERN_LENGTH, pathPatternProblem } from '../web/scope.js';
 
 const format = z.enum(['markdown', 'text', 'html']).default('markdown');
@@ -42,6 +43,7 @@ export const webScrape = defineOperation({
     waitFor: waitForInput,
     noLinks: z.boolean().default(false).describe('Links as text, images as alt'),
     lang,
+    changeTracking,
   }),
   output: scrapeReply,
   groups: ['web'],
@@ -53,16 +55,20 @@ export const webScrape = defineOperation({
   async check(input, ctx) {
     assertRenderable(input, ctx);
   },
-  run: (input, ctx) =>
-    scrape(ctx.services.http, input.url, {
-      format: input.format,
-      onlyMainContent: input.onlyMainContent,
-      noLinks: input.noLinks,
-      lang: input.lang,
-      signal: ctx.signal,
-      render: renderChoice(input, ctx),
-      documents: documentSettings(ctx),
-    }),
+  run: async (input, ctx) =>
+    withChanges(
+      input,
+      ctx,
+      await scrape(ctx.services.http, input.url, {
+        format: input.format,
+        onlyMainContent: input.onlyMainContent,
+        noLinks: input.noLinks,
+        lang: input.lang,
+        signal: ctx.signal,
+        render: renderChoice(input, ctx),
+        documents: documentSettings(ctx),
+      }),
+    ),
 });
 
 export const webMap = defineOperation({

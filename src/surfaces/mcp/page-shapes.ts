@@ -4,7 +4,7 @@
  * batches and video analyses. Which shape a tool's reply has follows from its operation's output schema.
  */
 import type { AnyOperation } from '../../operations/define.js';
-import { analysisResult, crawlResult, mapReply, scrapeReply, searchReply, channelVideosReply, playlistVideosReply, transcriptBatchReply, transcriptReply, videoBatchReply } from '../../operations/outputs.js';
+import { analysisResult, crawlResult, mapReply, scrapeBatchResult, scrapeReply, searchReply, channelVideosReply, playlistVideosReply, transcriptBatchReply, transcriptReply, videoBatchReply } from '../../operations/outputs.js';
 import { readReply } from '../../operations/read.js';
 import { pieces, type Atom, type Layout, type Path } from './pages.js';
 
@@ -75,9 +75,43 @@ function withChapters(atoms: Atom[], chapters: Array<{ title: string; start: num
 
 const transcript: Shape = (reply) => ({ header: transcriptHeader(reply), atoms: withChapters(contentAtoms(reply.content, ['content']), reply.chapters), paged: [['content']] });
 
+/** The change-tracking line of a scraped page (web_scrape's changeTracking), when it was asked. */
+function changeLine(page: Reply): string {
+  const change = page.changeTracking as { changeStatus: string; previousScrapeAt: string | null } | undefined;
+  if (!change) return '';
+  return change.previousScrapeAt ? `Change since your scrape of ${change.previousScrapeAt}: ${change.changeStatus}\n` : 'Change: new (first tracked scrape of this page)\n';
+}
+
+const DIFF_FIELD = ['changeTracking', 'diff'];
+
 const scrape: Shape = (reply) => {
   const links: Atom[] = (reply.urls as string[]).map((url, index) => ({ text: `${index === 0 ? '\n\nLinks on the page:\n' : ''}- ${url}\n`, list: ['urls'], index }));
-  return { header: `# ${reply.title ?? reply.url}\n${reply.url}\n\n`, atoms: [...textAtoms(reply.content, ['content']), ...links], paged: [['content'], ['urls']] };
+  const diff = reply.changeTracking?.diff as string | undefined;
+  const diffAtoms = diff ? textAtoms(diff, DIFF_FIELD, undefined, 'Diff of the main text:\n') : [];
+  // The blank line after the diff is text only: the diff field stays exactly what was computed.
+  if (diffAtoms.length) diffAtoms[diffAtoms.length - 1] = { ...diffAtoms[diffAtoms.length - 1], text: `${diffAtoms[diffAtoms.length - 1].text}\n` };
+  return {
+    header: `# ${reply.title ?? reply.url}\n${reply.url}\n${changeLine(reply)}\n`,
+    atoms: [...diffAtoms, ...textAtoms(reply.content, ['content']), ...links],
+    paged: [...(diff ? [DIFF_FIELD] : []), ['content'], ['urls']],
+  };
+};
+
+/** A batch scrape: each URL's page (its content split) or its error, in the order given. */
+const scrapeBatch: Shape = (reply) => {
+  if (!Array.isArray(reply.results)) return undefined;
+  const atoms = (reply.results as Reply[]).flatMap((item, index): Atom[] => {
+    const at = { list: ['results'], index };
+    if (item.error) return [{ text: `## ${item.url}\nFailed: ${item.error.code}: ${item.error.message}\n\n`, ...at }];
+    const page = item.page as Reply;
+    const diff = page.changeTracking?.diff ? `Diff of the main text:\n${page.changeTracking.diff}\n` : '';
+    const pageAtoms = textAtoms(page.content, ['page', 'content'], at, `## ${page.title ?? page.url}\n${page.url}\n${changeLine(page)}${diff}\n`);
+    // The blank line between two pages is text only: each page's content stays exactly what was scraped.
+    pageAtoms[pageAtoms.length - 1] = { ...pageAtoms[pageAtoms.length - 1], text: `${pageAtoms[pageAtoms.length - 1].text}\n\n` };
+    return pageAtoms;
+  });
+  const stats = reply.stats ? `: ${reply.stats.succeeded} pages, ${reply.stats.failed} failed, ${reply.creditsUsed} credits used${reply.stoppedOn ? ' (credits ran out)' : ''}` : '';
+  return { header: `Batch scrape of ${reply.results.length} URLs${stats}\n\n`, atoms, paged: [['results']] };
 };
 
 const map: Shape = (reply) => ({
@@ -194,6 +228,7 @@ const read: Shape = (reply) => {
 const BY_OUTPUT = new Map<unknown, Shape>([
   [transcriptReply, transcript],
   [scrapeReply, scrape],
+  [scrapeBatchResult, scrapeBatch],
   [mapReply, map],
   [crawlResult, crawl],
   [searchReply, search],
