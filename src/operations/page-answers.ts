@@ -25,12 +25,12 @@ export const ANSWER_CREDITS: Record<PageAnswerKind, number> = { summary: 2, answ
 export const MAX_PROMPT_CHARS = 2_000;
 export const MAX_SCHEMA_CHARS = 10_000;
 
-export const promptInput = z.string().trim().min(1).max(MAX_PROMPT_CHARS).optional().describe('Question or instructions');
+// No .describe() on these two: the tool descriptions say what each goes with (the tool list's budget).
+export const promptInput = z.string().trim().min(1).max(MAX_PROMPT_CHARS).optional();
 
 export const schemaInput = z
   .record(z.string(), z.unknown())
   .optional()
-  .describe('For format json')
   .superRefine((schema, ctx) => {
     if (schema === undefined) return;
     const size = JSON.stringify(schema).length;

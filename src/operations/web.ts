@@ -34,7 +34,7 @@ export const webScrape = defineOperation({
   name: 'web_scrape',
   title: 'Scrape a web page',
   description:
-    'A web page, PDF or Word file as markdown, text or HTML, JavaScript pages too; or a summary, answer or json of it. 1 credit (+2-3).',
+    'A web page, PDF or Word file as markdown, text or HTML, JavaScript pages too; or a summary, answer (to prompt) or json (schema) of it. 1 credit (+2-3).',
   http: { method: 'GET', path: '/v1/web/scrape' },
   input: z
     .object({
@@ -167,7 +167,7 @@ export const webCrawl = defineOperation({
   name: 'web_crawl',
   title: 'Crawl a website',
   description:
-    'Reads the pages of a website (sitemap or links), obeying robots.txt; or a summary, answer or json of each. Pro plan; 1 credit a page (+2-3).',
+    'Reads the pages of a website (sitemap or links), obeying robots.txt; or a summary, answer (to prompt) or json (schema) of each. Pro plan; 1 credit a page (+2-3).',
   http: { method: 'POST', path: '/v1/web/crawl' },
   input: crawlInput,
   output: crawlResult,
