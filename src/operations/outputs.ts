@@ -100,7 +100,7 @@ const scrapedPage = z.object({
   description: text,
   ogUrl: text,
   content: z.string(),
-  format: z.enum(['markdown', 'text', 'html']),
+  format: z.enum(['markdown', 'text', 'html', 'summary', 'answer', 'json']),
   countCharacters: z.number().int(),
   language: text,
   statusCode: z.number().int(),
@@ -108,6 +108,8 @@ const scrapedPage = z.object({
   metadata,
   rendered: z.boolean().describe('True when a browser ran the page before it was read'),
   warnings: z.array(z.string()).optional().describe('How the page was read, when it matters: not rendered though it needs JavaScript, requests refused, a fallback conversion (plain text instead of markdown)'),
+  data: z.unknown().optional().describe('format json: the answer'),
+  model: z.string().optional().describe('Who answered'),
 });
 
 /** What changed since this key's last scrape of the page with changeTracking (web/changes.ts). */

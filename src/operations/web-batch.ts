@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { defineOperation, reserveCost, settleCost, type CheckContext, type OperationContext } from './define.js';
 import { httpUrl } from './inputs.js';
 import { webScrape } from './web.js';
+import { checkAnswerInput } from './page-answers.js';
 import { eachInBatch } from './youtube-batch.js';
 import { scrapeBatchResult, jobReply } from './outputs.js';
 import { FREE_LOOKUP, jobIdInput } from './lookups.js';
@@ -26,11 +27,13 @@ type BatchItem = BatchResult['results'][number];
 // Every option of web_scrape but its url, with the same bounds and defaults (the only place they live).
 const { url: _url, ...pageOptions } = webScrape.input.shape;
 
-const batchInput = z.object({
-  urls: z.array(httpUrl).min(1).max(MAX_BATCH_SCRAPE_URLS).describe('Pages (up to 100, by plan)'),
-  ...pageOptions,
-  webhook: httpUrl.optional().describe('POSTed when done'),
-});
+const batchInput = z
+  .object({
+    urls: z.array(httpUrl).min(1).max(MAX_BATCH_SCRAPE_URLS).describe('Pages (up to 100, by plan)'),
+    ...pageOptions,
+    webhook: httpUrl.optional().describe('POSTed when done'),
+  })
+  .superRefine(checkAnswerInput);
 type BatchInput = z.output<typeof batchInput>;
 
 /** The URLs once each, in the order first given: two spellings of one page (case of the host, a fragment) are one. */

@@ -84,7 +84,19 @@ function changeLine(page: Reply): string {
 
 const DIFF_FIELD = ['changeTracking', 'diff'];
 
+/**
+ * A page answer (format summary, answer or json): the answer after a line naming the page and the
+ * model, as video analysis shows its own. A JSON answer is shown whole: half a JSON value is no answer.
+ */
+const pageAnswer: Shape = (reply) => {
+  const notes = ((reply.warnings ?? []) as string[]).map((note) => `Note: ${note}\n`).join('');
+  const header = `# ${reply.title ?? reply.url}\n${reply.url}\n${reply.format} by ${reply.model}\n${notes}\n`;
+  if (reply.format === 'json') return { header, atoms: [{ text: JSON.stringify(reply.data, null, 2) ?? 'null' }], paged: [] };
+  return { header, atoms: textAtoms(reply.content, ['content']), paged: [['content']] };
+};
+
 const scrape: Shape = (reply) => {
+  if (reply.model !== undefined) return pageAnswer(reply);
   const links: Atom[] = (reply.urls as string[]).map((url, index) => ({ text: `${index === 0 ? '\n\nLinks on the page:\n' : ''}- ${url}\n`, list: ['urls'], index }));
   const diff = reply.changeTracking?.diff as string | undefined;
   const diffAtoms = diff ? textAtoms(diff, DIFF_FIELD, undefined, 'Diff of the main text:\n') : [];
