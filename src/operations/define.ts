@@ -88,6 +88,11 @@ export interface HttpBinding {
    * spec gives that path's reply, while the canonical path starts the job (the Supadata SDK's shape).
    */
   inlineAliases?: string[];
+  /**
+   * The success reply is bytes of this type, not JSON: the operation's result is `{ contentType, data }`
+   * with `data` in base64, and REST sends `data` decoded (web_screenshot's PNG).
+   */
+  binary?: 'image/png';
 }
 
 /** Groups of MCP tools an operator can list by name (see GLEANER_MCP_TOOLS). */

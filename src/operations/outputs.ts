@@ -110,7 +110,10 @@ const scrapedPage = z.object({
   warnings: z.array(z.string()).optional().describe('How the page was read, when it matters: not rendered though it needs JavaScript, requests refused, a fallback conversion (plain text instead of markdown)'),
 });
 
-export const scrapeReply = scrapedPage.extend({ urls: z.array(z.string()).describe('Links found on the page') });
+/** A screenshot kept for a while (operations/screenshots.ts): fetched by URL with the same key. */
+const screenshotRef = z.object({ url: z.string(), width: z.number().int(), height: z.number().int(), expiresAt: z.string() });
+
+export const scrapeReply = scrapedPage.extend({ urls: z.array(z.string()).describe('Links found on the page'), screenshot: screenshotRef.optional() });
 
 export const mapReply = z.object({
   urls: z.array(z.string()),

@@ -2,6 +2,7 @@
 import type { AnyOperation } from './define.js';
 import { account, jobStatus } from './account.js';
 import { webCrawl, webMap, webScrape } from './web.js';
+import { webScreenshot } from './screenshots.js';
 import { readOperation } from './read.js';
 import { metadataOperation } from './metadata.js';
 import { facebookTranscript, instagramTranscript, tiktokTranscript, videoTranscript, xTranscript } from './platform-transcripts.js';
@@ -20,6 +21,7 @@ export const OPERATIONS: AnyOperation[] = [
   jobCancel,
   metadataOperation,
   webScrape,
+  webScreenshot,
   webMap,
   webCrawl,
   transcriptOperation,

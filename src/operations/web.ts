@@ -1,6 +1,6 @@
 /** Web operations: scrape one page, map a site's URLs, crawl a site (a job). */
 import { z } from 'zod';
-import { httpUrl, languageCode, renderMode, waitForInput } from './inputs.js';
+import { actionsInput, httpUrl, languageCode, renderMode, screenshotInput, waitForInput } from './inputs.js';
 import { assertRenderable, pagePrice, renderChoice, renderPrice, PAGE_COST } from './render.js';
 import { defineOperation } from './define.js';
 import { scrape } from '../web/scrape.js';
@@ -9,6 +9,7 @@ import { crawlSite, type CrawlResult } from '../web/crawl.js';
 import { registerWebhook } from '../jobs/webhook-courier.js';
 import { crawlResult, mapReply, scrapeReply } from './outputs.js';
 import { documentSettings } from './documents.js';
+import { keepScreenshot } from './screenshots.js';
 import { MAX_PATH_PATTERNS, MAX_PATH_PATTERN_LENGTH, pathPatternProblem } from '../web/scope.js';
 
 const format = z.enum(['markdown', 'text', 'html']).default('markdown');
@@ -42,6 +43,8 @@ export const webScrape = defineOperation({
     waitFor: waitForInput,
     noLinks: z.boolean().default(false).describe('Links as text, images as alt'),
     lang,
+    actions: actionsInput,
+    screenshot: screenshotInput,
   }),
   output: scrapeReply,
   groups: ['web'],
@@ -53,8 +56,8 @@ export const webScrape = defineOperation({
   async check(input, ctx) {
     assertRenderable(input, ctx);
   },
-  run: (input, ctx) =>
-    scrape(ctx.services.http, input.url, {
+  async run(input, ctx) {
+    const { screenshot, ...page } = await scrape(ctx.services.http, input.url, {
       format: input.format,
       onlyMainContent: input.onlyMainContent,
       noLinks: input.noLinks,
@@ -62,7 +65,10 @@ export const webScrape = defineOperation({
       signal: ctx.signal,
       render: renderChoice(input, ctx),
       documents: documentSettings(ctx),
-    }),
+    });
+    // The PNG is kept for a while and the reply names it (REST: its URL; MCP adds the image itself).
+    return screenshot ? { ...page, screenshot: await keepScreenshot(ctx, screenshot) } : page;
+  },
 });
 
 export const webMap = defineOperation({
