@@ -1,7 +1,7 @@
 /** Input fields several operations share, defined once so their bounds and messages agree. */
 import { z } from 'zod';
 import { cssSelectorProblem } from '../web/selector.js';
-import { actionsProblem, MAX_ACTION_CHARS, MAX_ACTIONS } from '../web/render/actions.js';
+import { actionsProblem, MAX_ACTIONS } from '../web/render/actions.js';
 
 /**
  * A URL the user gives: http or https only (the SSRF guard checks where it leads). A missing one is
@@ -43,14 +43,15 @@ export const languageCode = z.string().max(35).regex(/^[A-Za-z]{2,3}(?:[-_][A-Za
 
 /** Browser actions (web/render/actions.ts: one string each), refused with their index before anything is charged. */
 export const actionsInput = z
-  .array(z.string().min(1).max(MAX_ACTION_CHARS))
+  // Each string's length is checked by actionsProblem: a maxLength in the schema would cost every MCP tool list.
+  .array(z.string().min(1))
   .max(MAX_ACTIONS)
   .superRefine((actions, ctx) => {
     const problem = actionsProblem(actions);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   })
   .optional()
-  .describe('click:CSS type:CSS=TEXT scroll:bottom press:KEY wait:MS');
+  .describe('click:CSS type:CSS=TEXT press:KEY scroll wait:MS');
 
 /** A PNG of the rendered page (web/render/screenshot.ts). */
-export const screenshotInput = z.enum(['viewport', 'fullPage']).optional().describe('PNG of the rendered page; +1 credit');
+export const screenshotInput = z.enum(['viewport', 'fullPage']).optional().describe('PNG, +1 credit');

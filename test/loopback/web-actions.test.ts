@@ -154,7 +154,7 @@ describe('out-of-bounds actions and screenshots: 400, charged nothing (no browse
     const key = await server.createKey('Free');
     const res = await fetch(`${server.baseUrl}/v1/web/screenshots/not-an-id`, { headers: { 'x-api-key': key } });
     expect(res.status).toBe(404);
-    expect((await res.json()).error.code).toBe('NOT_FOUND');
+    expect(((await res.json()) as any).error.code).toBe('NOT_FOUND');
   });
 });
 
@@ -216,7 +216,7 @@ describe.skipIf(Boolean(noBrowser))('actions and screenshots in a real browser',
     const other = await server.createKey('Pro');
     const refused = await fetch(res.body.screenshot.url, { headers: { 'x-api-key': other } });
     expect(refused.status).toBe(404);
-    expect((await refused.json()).error.code).toBe('NOT_FOUND');
+    expect(((await refused.json()) as any).error.code).toBe('NOT_FOUND');
     const anonymous = await fetch(res.body.screenshot.url);
     expect(anonymous.status).toBe(401);
     expect(await credits(key)).toBe(47);

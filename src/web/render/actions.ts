@@ -110,6 +110,7 @@ export function parseAction(text: string): BrowserAction | { problem: string } {
 export function actionsProblem(actions: string[]): string | undefined {
   let waited = 0;
   for (const [index, text] of actions.entries()) {
+    if (text.length > MAX_ACTION_CHARS) return `actions[${index}]: at most ${MAX_ACTION_CHARS} characters`;
     const action = parseAction(text);
     if ('problem' in action) return `actions[${index}]: ${action.problem}`;
     if (action.type === 'wait' && 'milliseconds' in action) waited += action.milliseconds;
