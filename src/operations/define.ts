@@ -81,6 +81,8 @@ export interface HttpBinding {
   aliases?: string[];
   /** Extra methods on the same path (e.g. GET beside POST), input from query then. */
   alsoGet?: boolean;
+  /** POST beside a GET path, input from a JSON body then (lists whose items may hold commas: web_scrape's actions). */
+  alsoPost?: boolean;
   /** Status of a success reply; job operations default to 202. */
   successStatus?: number;
   /**

@@ -34,7 +34,8 @@ export const webScrape = defineOperation({
   title: 'Scrape a web page',
   description:
     'A web page, PDF or Word file as markdown, text or HTML, JavaScript pages too. 1 credit.',
-  http: { method: 'GET', path: '/v1/web/scrape' },
+  // POST too: a JSON body carries actions that hold commas, which a query string's list splits.
+  http: { method: 'GET', path: '/v1/web/scrape', alsoPost: true },
   input: z.object({
     url: httpUrl,
     format,

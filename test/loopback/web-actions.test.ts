@@ -76,6 +76,10 @@ beforeAll(async () => {
         ),
       );
     }
+    if (url.pathname === '/long') {
+      const paragraphs = Array.from({ length: 40 }, (_, i) => `<p>Entry ${i + 1}: ${INTRO.replace(/<\/?p>/g, '')}</p>`).join('');
+      return html(page('Long log', `<main><h1>Long log</h1>${paragraphs}</main>`));
+    }
     if (url.pathname === '/tall') return html(page('Tall', `<main><h1>Tall</h1>${INTRO}<div style="height:3000px">a tall page</div></main>`));
     if (url.pathname === '/go-secret') {
       return html(page('Leaving', `<main><h1>Leaving</h1>${INTRO}<a id="go" href="${secretOrigin}/secret">the secret</a></main>`));
@@ -163,7 +167,7 @@ describe.skipIf(Boolean(noBrowser))('actions and screenshots in a real browser',
 
   beforeAll(async () => {
     server = await startTestServer({
-      env: { GLEANER_UPSTREAM_OVERRIDES: `actions.test=${siteOrigin}`, GLEANER_RENDER_TIMEOUT_MS: '40000', GLEANER_HTTP_TIMEOUT_MS: '10000' },
+      env: { GLEANER_UPSTREAM_OVERRIDES: `actions.test=${siteOrigin}`, GLEANER_RENDER_TIMEOUT_MS: '120000', GLEANER_HTTP_TIMEOUT_MS: '10000' },
     });
   }, 60_000);
   afterAll(() => server?.close());
@@ -187,7 +191,7 @@ describe.skipIf(Boolean(noBrowser))('actions and screenshots in a real browser',
     // Actions make the page rendered under render=auto: 1 + 1 credit, no screenshot.
     expect(res.headers.get('x-credits-used')).toBe('2');
     expect(res.body.screenshot).toBeUndefined();
-  }, 120_000);
+  }, 300_000);
 
   it('type, press, scroll and wait run in order', async () => {
     const key = await server.createKey('Pro', { credits: 50 });
@@ -196,7 +200,17 @@ describe.skipIf(Boolean(noBrowser))('actions and screenshots in a real browser',
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.content).toContain('searched for lighthouse keepers');
-  }, 120_000);
+  }, 300_000);
+
+  it('POST takes the same input as JSON: a typed step may hold commas', async () => {
+    const key = await server.createKey('Pro', { credits: 50 });
+    const res = await server.request('POST', '/v1/web/scrape', {
+      apiKey: key,
+      body: { url: 'http://actions.test/search', actions: ['type:#q=Hello, world', 'press:Enter'], onlyMainContent: false },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.content).toContain('searched for Hello, world');
+  }, 300_000);
 
   it('a viewport screenshot: a PNG of the viewport (1280 x 900), fetched by the same key only; 3 credits', async () => {
     const key = await server.createKey('Pro', { credits: 50 });
@@ -220,7 +234,7 @@ describe.skipIf(Boolean(noBrowser))('actions and screenshots in a real browser',
     const anonymous = await fetch(res.body.screenshot.url);
     expect(anonymous.status).toBe(401);
     expect(await credits(key)).toBe(47);
-  }, 120_000);
+  }, 300_000);
 
   it('a full-page screenshot is as tall as the page', async () => {
     const key = await server.createKey('Pro', { credits: 50 });
@@ -231,7 +245,7 @@ describe.skipIf(Boolean(noBrowser))('actions and screenshots in a real browser',
     expect(size.width).toBe(1280);
     expect(size.height).toBeGreaterThan(3000);
     expect(size).toEqual({ width: res.body.screenshot.width, height: res.body.screenshot.height });
-  }, 120_000);
+  }, 300_000);
 
   it('over MCP the screenshot is an image block (once, after the text), and structuredContent names its URL', async () => {
     const key = await server.createKey('Pro', { credits: 50 });
@@ -250,7 +264,27 @@ describe.skipIf(Boolean(noBrowser))('actions and screenshots in a real browser',
       await client.close();
     }
     expect(await credits(key)).toBe(47);
-  }, 120_000);
+  }, 300_000);
+
+  it('over MCP a reply in pages carries the image on its first page only', async () => {
+    const key = await server.createKey('Pro', { credits: 50 });
+    const client = await connectMcp(server.baseUrl, key);
+    try {
+      const first = (await client.callTool({ name: 'web_scrape', arguments: { url: 'http://actions.test/long', screenshot: 'viewport', maxChars: 1000 } })) as any;
+      expect(first.isError, JSON.stringify(first.content).slice(0, 500)).toBeFalsy();
+      expect(first.content.filter((block: any) => block.type === 'image')).toHaveLength(1);
+      const cursor = first.structuredContent.nextCursor;
+      expect(typeof cursor).toBe('string');
+      const second = (await client.callTool({ name: 'web_scrape', arguments: { cursor } })) as any;
+      expect(second.isError, JSON.stringify(second.content).slice(0, 500)).toBeFalsy();
+      expect(second.content.every((block: any) => block.type === 'text')).toBe(true);
+      expect(second.content.map((block: any) => block.text).join('\n')).toContain('Entry');
+    } finally {
+      await client.close();
+    }
+    // The later page is read from the kept reply: only the first call was charged.
+    expect(await credits(key)).toBe(47);
+  }, 300_000);
 
   it('a click that sends the page to a loopback address is refused by the guard: 400 URL_NOT_ALLOWED, the server sees nothing, nothing charged', async () => {
     const key = await server.createKey('Pro', { credits: 50 });
@@ -260,7 +294,7 @@ describe.skipIf(Boolean(noBrowser))('actions and screenshots in a real browser',
     expect(JSON.stringify(res.body)).not.toContain('TOP-SECRET-VALUE');
     expect(secretHits).toEqual([]);
     expect(await credits(key)).toBe(50);
-  }, 120_000);
+  }, 300_000);
 
   it('an action whose selector never appears: 400 naming its index, charged nothing', async () => {
     const key = await server.createKey('Pro', { credits: 50 });
@@ -269,5 +303,5 @@ describe.skipIf(Boolean(noBrowser))('actions and screenshots in a real browser',
     expect(res.body.error.code).toBe('INVALID_REQUEST');
     expect(res.body.error.message).toMatch(/^actions\[1\] \(click "#no-such-button"\)/);
     expect(await credits(key)).toBe(50);
-  }, 120_000);
+  }, 300_000);
 });
