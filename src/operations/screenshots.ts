@@ -32,6 +32,8 @@ interface KeptScreenshot {
 export async function keepScreenshot(ctx: OperationContext, shot: Screenshot): Promise<{ url: string; width: number; height: number; expiresAt: string }> {
   const id = randomBytes(16).toString('base64url');
   const kept: KeptScreenshot = { owner: ctx.account.id, png: shot.png.toString('base64'), width: shot.width, height: shot.height };
+  // Expired screenshots (up to 5 MB each) are freed as new ones are kept, so the store does not grow with them.
+  await ctx.services.store.sweepExpired(storeKey(''));
   await ctx.services.store.set(storeKey(id), kept, SCREENSHOT_KEPT_MS);
   return { url: `${ctx.origin ?? ''}${SCREENSHOT_PATH}/${id}`, width: shot.width, height: shot.height, expiresAt: new Date(Date.now() + SCREENSHOT_KEPT_MS).toISOString() };
 }
