@@ -81,6 +81,8 @@ export interface HttpBinding {
   aliases?: string[];
   /** Extra methods on the same path (e.g. GET beside POST), input from query then. */
   alsoGet?: boolean;
+  /** POST beside a GET path, input from a JSON body then (lists whose items may hold commas: web_scrape's actions). */
+  alsoPost?: boolean;
   /** Status of a success reply; job operations default to 202. */
   successStatus?: number;
   /**
@@ -88,6 +90,11 @@ export interface HttpBinding {
    * spec gives that path's reply, while the canonical path starts the job (the Supadata SDK's shape).
    */
   inlineAliases?: string[];
+  /**
+   * The success reply is bytes of this type, not JSON: the operation's result is `{ contentType, data }`
+   * with `data` in base64, and REST sends `data` decoded (web_screenshot's PNG).
+   */
+  binary?: 'image/png';
 }
 
 /** Groups of MCP tools an operator can list by name (see GLEANER_MCP_TOOLS). */

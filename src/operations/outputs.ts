@@ -119,9 +119,13 @@ const pageChange = z.object({
   diff: z.string().optional().describe('Unified diff of the main text from the previous scrape; only when changed'),
 });
 
+/** A screenshot kept for a while (operations/screenshots.ts): fetched by URL with the same key. */
+const screenshotRef = z.object({ url: z.string(), width: z.number().int(), height: z.number().int(), expiresAt: z.string() });
+
 export const scrapeReply = scrapedPage.extend({
   urls: z.array(z.string()).describe('Links found on the page'),
   changeTracking: pageChange.optional().describe('Only when changeTracking was asked'),
+  screenshot: screenshotRef.optional(),
 });
 
 /** web_scrape_batch's result: one item per distinct URL, in the order given, a page or an error. */

@@ -3,6 +3,7 @@ import type { AnyOperation } from './define.js';
 import { account, jobStatus } from './account.js';
 import { webCrawl, webMap, webScrape } from './web.js';
 import { webScrapeBatch, webScrapeBatchResults } from './web-batch.js';
+import { webScreenshot } from './screenshots.js';
 import { readOperation } from './read.js';
 import { metadataOperation } from './metadata.js';
 import { facebookTranscript, instagramTranscript, tiktokTranscript, videoTranscript, xTranscript } from './platform-transcripts.js';
@@ -23,6 +24,7 @@ export const OPERATIONS: AnyOperation[] = [
   webScrape,
   webScrapeBatch,
   webScrapeBatchResults,
+  webScreenshot,
   webMap,
   webCrawl,
   transcriptOperation,

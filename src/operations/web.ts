@@ -1,6 +1,6 @@
 /** Web operations: scrape one page, map a site's URLs, crawl a site (a job). */
 import { z } from 'zod';
-import { httpUrl, languageCode, renderMode, waitForInput } from './inputs.js';
+import { actionsInput, httpUrl, languageCode, renderMode, screenshotInput, waitForInput } from './inputs.js';
 import { assertRenderable, pagePrice, renderChoice, renderPrice, PAGE_COST } from './render.js';
 import { defineOperation, type OperationContext } from './define.js';
 import type { Config } from '../config.js';
@@ -11,6 +11,7 @@ import { registerWebhook } from '../jobs/webhook-courier.js';
 import { crawlResult, mapReply, scrapeReply } from './outputs.js';
 import { documentSettings } from './documents.js';
 import { changeTracking, withChanges } from './web-changes.js';
+import { keepScreenshot } from './screenshots.js';
 import { MAX_PATH_PATTERNS, MAX_PATH_PATTERN_LENGTH, pathPatternProblem } from '../web/scope.js';
 import { answerKind, answerPrice, assertAnswerable, checkAnswerInput, contentFormat, pageAnswerer, pageFormat, promptInput, schemaInput } from './page-answers.js';
 import { SchemaMismatch } from '../ai/structured.js';
@@ -36,7 +37,8 @@ export const webScrape = defineOperation({
   title: 'Scrape a web page',
   description:
     'A web page, PDF or Word file as markdown, text or HTML, JavaScript pages too; or a summary, answer (to prompt) or json (schema) of it. 1 credit (+2-3).',
-  http: { method: 'GET', path: '/v1/web/scrape' },
+  // POST too: a JSON body carries actions that hold commas, which a query string's list splits.
+  http: { method: 'GET', path: '/v1/web/scrape', alsoPost: true },
   input: z
     .object({
       url: httpUrl,
@@ -49,6 +51,8 @@ export const webScrape = defineOperation({
       prompt: promptInput,
       schema: schemaInput,
       changeTracking,
+      actions: actionsInput,
+      screenshot: screenshotInput,
     })
     .superRefine(checkAnswerInput),
   output: scrapeReply,
@@ -68,7 +72,7 @@ export const webScrape = defineOperation({
   },
   async run(input, ctx) {
     const answer = pageAnswerer(input, ctx);
-    const page = await scrape(ctx.services.http, input.url, {
+    const { screenshot, ...page } = await scrape(ctx.services.http, input.url, {
       format: contentFormat(input),
       onlyMainContent: input.onlyMainContent,
       noLinks: input.noLinks,
@@ -78,7 +82,9 @@ export const webScrape = defineOperation({
       documents: documentSettings(ctx),
     });
     const tracked = await withChanges({ ...input, format: contentFormat(input) }, ctx, page);
-    return answer ? answer(tracked) : tracked;
+    // The PNG is kept for a while and the reply names it (REST: its URL; MCP adds the image itself).
+    const shown = screenshot ? { ...tracked, screenshot: await keepScreenshot(ctx, screenshot) } : tracked;
+    return answer ? answer(shown) : shown;
   },
 });
 

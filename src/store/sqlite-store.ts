@@ -76,6 +76,15 @@ export class SqliteStore {
     return this.file.transaction((db) => this.sql.run(db, 'DELETE FROM kv WHERE key = ?', [key]));
   }
 
+  /**
+   * Deletes the expired keys under `prefix` (a read skips them, but SQLite keeps their rows until then):
+   * for large values kept a while (screenshots). The range on the primary key reads only that prefix's rows.
+   */
+  sweepExpired(prefix: string): Promise<void> {
+    const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+    return this.file.transaction((db) => this.sql.run(db, 'DELETE FROM kv WHERE key >= ? AND key < ? AND expires IS NOT NULL AND expires <= ?', [prefix, end, Date.now()]));
+  }
+
   /** Read, change and write one key inside one transaction: atomic across processes. */
   updateSync<R>(key: string, change: (current: string | undefined) => { value: string | undefined; result: R }): Promise<R> {
     return this.file.transaction((db) => {

@@ -57,6 +57,11 @@ export class Store {
     await this.guard(() => this.engine.delete(key));
   }
 
+  /** Frees the expired keys under `prefix` (SQLite keeps their rows until then; Redis drops them itself). */
+  async sweepExpired(prefix: string): Promise<void> {
+    if (this.engine instanceof SqliteStore) await this.guard(() => (this.engine as SqliteStore).sweepExpired(prefix));
+  }
+
   /**
    * Atomic read-modify-write of one key, across every process sharing the store. `change` returns
    * the new value (undefined deletes) and a result for the caller; throwing aborts without writing.

@@ -35,6 +35,7 @@ import { extractOffThread } from './extract-pool.js';
 import type { FetchedPage } from './fetch-page.js';
 import { readDocumentOffThread, type DocumentSettings } from './document-pool.js';
 import { loadPage, NEVER_RENDER, type LoadedPage, type RenderChoice } from './render/load.js';
+import type { Screenshot } from './render/screenshot.js';
 
 export interface ScrapeOptions {
   format: ContentFormat;
@@ -137,7 +138,9 @@ function assemble(page: FetchedPage | LoadedPage, format: ContentFormat, extract
   };
 }
 
-export async function scrape(http: HttpClient, url: string, options: ScrapeOptions): Promise<ScrapeResult> {
+/** A scrape, with the screenshot its render choice asked for (the PNG; the operation keeps it and replies with its URL). */
+export async function scrape(http: HttpClient, url: string, options: ScrapeOptions): Promise<ScrapeResult & { screenshot?: Screenshot }> {
   const page = await loadPage(http, url, options.render ?? NEVER_RENDER, { signal: options.signal, lang: options.lang, documentMaxBytes: options.documents?.maxBytes });
-  return scrapeFetched(page, { format: options.format, onlyMainContent: options.onlyMainContent, noLinks: options.noLinks, signal: options.signal, documents: options.documents });
+  const result = await scrapeFetched(page, { format: options.format, onlyMainContent: options.onlyMainContent, noLinks: options.noLinks, signal: options.signal, documents: options.documents });
+  return page.screenshot ? { ...result, screenshot: page.screenshot } : result;
 }
