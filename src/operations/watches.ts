@@ -48,7 +48,7 @@ export const watchCreate = defineOperation({
   name: 'watch_create',
   title: 'Create a watch',
   description:
-    "Watches a YouTube channel, playlist or search, or a feed, and delivers each new upload's transcript once (webhook and watch_events). Free; transcripts charged as `transcript`.",
+    "Watches a YouTube channel, playlist or search, or an RSS/Atom feed; delivers each new upload's transcript once (webhook, watch_events). Free; transcripts charged as transcript.",
   http: { method: 'POST', path: '/v1/watches', successStatus: 201 },
   input: z
     .object({
@@ -58,8 +58,8 @@ export const watchCreate = defineOperation({
       feed: httpUrl.optional().describe('RSS or Atom feed URL'),
       webhookUrl: httpUrl.optional().describe('Signed POST per event'),
       intervalSeconds: z.number().int().min(1).max(WEEK_SECONDS).default(3600).describe('Seconds between checks'),
-      itemsPerCheck: z.number().int().min(1).max(MAX_ITEMS_PER_CHECK).default(5).describe('New items transcribed per check'),
-      lang: languageCode.optional().describe('Preferred transcript language'),
+      itemsPerCheck: z.number().int().min(1).max(MAX_ITEMS_PER_CHECK).default(5).describe('Most new items per check'),
+      lang: languageCode.optional().describe('Preferred language code'),
     })
     .superRefine((input, ctx) => {
       const given = sourceNames.filter((name) => input[name] !== undefined);
@@ -141,7 +141,7 @@ const watchEvent = z.object({
 export const watchEvents = defineOperation({
   name: 'watch_events',
   title: 'Watch events',
-  description: "A watch's events, oldest first: new uploads with transcripts, failures, stop. Pass nextCursor to read newer ones. Free.",
+  description: "A watch's events, oldest first: new uploads with transcripts, failures, why it stopped. Free.",
   http: { method: 'GET', path: '/v1/watches/{watchId}/events' },
   input: z.object({
     watchId: watchIdInput,

@@ -237,9 +237,10 @@ export class WatchCheck {
 
   /** Stops the watch with an event saying why (delivered like any other). */
   private async halt(code: ErrorCode | 'UNAUTHORIZED', message: string): Promise<void> {
+    // Recorded, then stopped, then delivered: whoever receives the event finds the watch stopped.
     await this.record(STOPPED, '', { type: 'watch.stopped', error: { code, message } });
-    await this.finish(STOPPED);
     await this.deps.watches.stop(this.watch.id, { code, message });
+    await this.finish(STOPPED);
     this.deps.log.info({ watchId: this.watch.id, code }, 'watch stopped');
   }
 }

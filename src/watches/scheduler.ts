@@ -61,11 +61,11 @@ export class WatchScheduler {
         if (this.running.size >= this.options.concurrency || this.closed) break;
         if (this.running.has(id)) continue;
         const watch = await watches.record(id);
-        if (!watch || watch.status !== 'active') {
+        if (!watch || (watch.status !== 'active' && watch.pending.length === 0 && !leaseLive(watch.lease))) {
           await watches.unlistActive(id);
           continue;
         }
-        if (watch.nextCheckAt > Date.now() || leaseLive(watch.lease)) continue;
+        if ((watch.status === 'active' && watch.nextCheckAt > Date.now()) || leaseLive(watch.lease)) continue;
         const held = await watches.claim(id, this.lease());
         if (held) void this.check(held.id, held);
       }

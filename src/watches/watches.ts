@@ -121,19 +121,22 @@ export class WatchStore {
     return { events, nextCursor: seq, more: seq < watch.eventCount };
   }
 
-  /** Takes the check of a due watch if nobody holds it: true when this process now holds it. */
+  /** Takes the check of a due watch if nobody holds it: the record when this process now holds it. */
   async claim(id: string, lease: Lease, now = Date.now()): Promise<WatchRecord | undefined> {
     return this.store.update<WatchRecord, WatchRecord | undefined>(watchKey(id), (watch) => {
-      if (!watch || watch.status !== 'active' || watch.nextCheckAt > now || leaseLive(watch.lease, now)) return { value: watch, result: undefined };
+      // A stopped watch is taken only to deliver what its stopping check left pending.
+      const wanted = watch && (watch.status === 'active' ? watch.nextCheckAt <= now : watch.pending.length > 0);
+      if (!watch || !wanted || leaseLive(watch.lease, now)) return { value: watch, result: undefined };
       const held = { ...watch, lease };
       return { value: held, result: held };
     });
   }
 
-  /** Renews this process's lease; the record when still held, undefined when lost (deleted, stopped, taken over). */
+  /** Renews this process's lease; the record when still held, undefined when lost (deleted, taken over). */
   async renew(id: string, lease: Lease): Promise<WatchRecord | undefined> {
     return this.store.update<WatchRecord, WatchRecord | undefined>(watchKey(id), (watch) => {
-      if (!watch || watch.status !== 'active' || watch.lease?.owner !== lease.owner) return { value: watch, result: undefined };
+      // A watch its own check stopped is still held until that check ends (its stop event is delivered under the lease).
+      if (!watch || watch.lease?.owner !== lease.owner) return { value: watch, result: undefined };
       const held = { ...watch, lease };
       return { value: held, result: held };
     });
@@ -182,9 +185,10 @@ export class WatchStore {
   async stop(id: string, reason: NonNullable<WatchRecord['stoppedReason']>): Promise<boolean> {
     const stopped = await this.store.update<WatchRecord, boolean>(watchKey(id), (watch) => {
       if (!watch || watch.status !== 'active') return { value: watch, result: false };
-      return { value: { ...watch, status: 'stopped', stoppedReason: reason, lease: null }, result: true };
+      // The lease stays with the check that stopped it, which delivers the stop event and then lets go.
+      return { value: { ...watch, status: 'stopped', stoppedReason: reason }, result: true };
     });
-    await this.unlistActive(id);
+    // Left in the active list until its stop event is delivered (the scheduler unlists it then).
     return stopped;
   }
 

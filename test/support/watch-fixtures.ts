@@ -33,10 +33,11 @@ export interface GrowingChannel {
 /** Serves the channel's videos tab with its newest `initiallyHidden` uploads left out, until revealed. */
 export function growingChannel(replay: YoutubeReplay, initiallyHidden: number): GrowingChannel {
   const recorded = JSON.parse(JSON.parse(fs.readFileSync(VIDEOS_PAGE, 'utf8')).response.responseBody);
-  const newest: string[] = gridOf(recorded)
+  const found = gridOf(recorded)
     .slice(0, initiallyHidden)
     .map((item: any) => JSON.stringify(item).match(/"videoId":"([\w-]{11})"/)?.[1] ?? JSON.stringify(item).match(/"contentId":"([\w-]{11})"/)?.[1]);
-  if (newest.some((id) => !id)) throw new Error('a recorded upload without a video id');
+  if (found.some((id: string | undefined) => !id)) throw new Error('a recorded upload without a video id');
+  const newest = found as string[];
   for (const id of newest) replay.alias(id, 'GJLlxj_dtq8');
   let hiddenCount = initiallyHidden;
   const previous = replay.intercept;
