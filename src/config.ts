@@ -98,7 +98,7 @@ const schema = z.object({
   /** An MCP session unused this long is closed (a key at its cap also closes its least recently used idle one). */
   GLEANER_MCP_SESSION_IDLE_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
   /**
-   * Which MCP tools are listed: a comma list of groups (video, youtube, web, analysis, account) and
+   * Which MCP tools are listed: a comma list of groups (video, youtube, web, analysis, account, watch) and
    * tool names; unset or `all` lists every tool. Names are checked against the tools at start-up.
    */
   GLEANER_MCP_TOOLS: z

@@ -115,6 +115,10 @@ describe.each(stores)('watches on $name', ({ redis: onRedis }) => {
 
     // 4. The survivor takes the check over once the lease expires and delivers the second upload.
     await receiver.waitFor((d) => d.path === '/rich' && d.body.item?.id === second);
+    // Delivered by the survivor, not by the killed holder, which was caught before recording it.
+    const delivered = (proc: GleanerProcess) => lastLogTime(proc, (entry) => entry.msg === 'watch event delivered' && entry.item === second && entry.watchId === watchId);
+    expect(delivered(survivor)).toBeGreaterThan(0);
+    expect(delivered(holder)).toBe(-1);
     // A process started afterwards checks too (a restart): a few more checks deliver nothing again.
     const third = await startGleaner(['serve', '--port', '0'], env);
     stops.push(() => third.stop());
