@@ -9,6 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { connectMcp, errorEnvelope } from '../support/mcp.js';
 import { startYoutubeReplay, type YoutubeReplay } from '../support/youtube-replay.js';
 import { growingChannel, startWebhookReceiver, WATCHED_CHANNEL, type GrowingChannel, type WebhookReceiver } from '../support/watch-fixtures.js';
 import { itemKey, watchKey, type ItemRecord, type WatchRecord } from '../../src/watches/record.js';
@@ -160,6 +161,20 @@ describe('a watch on a replayed channel (embedded store)', () => {
     const listed = (await server.request('GET', '/v1/watches', { apiKey: key })).body.watches;
     expect(listed).toEqual([expect.objectContaining({ watchId, status: 'active', events: 3 })]);
 
+    // Over MCP: the same events (read through watch_events), and a bound refused as an error result, free.
+    const client = await connectMcp(server.baseUrl, key);
+    try {
+      const read = (await client.callTool({ name: 'watch_events', arguments: { watchId, limit: 50 } })) as any;
+      expect(read.isError).toBeFalsy();
+      expect(read.structuredContent.events.map((e: any) => e.item?.id ?? e.type)).toEqual(['watch.baseline', ...gained]);
+      const refused = await client.callTool({ name: 'watch_create', arguments: { channel: WATCHED_CHANNEL, itemsPerCheck: 11 } });
+      expect(refused.isError).toBe(true);
+      expect(errorEnvelope(refused).error.code).toBe('INVALID_REQUEST');
+    } finally {
+      await client.close();
+    }
+    expect(await credits(key)).toBe(48);
+
     // A restart on the same store: checks go on, nothing is delivered or charged again.
     await server.close();
     server = await startTestServer({ env, dataDir: server.dataDir });
@@ -214,6 +229,8 @@ describe('a check left half-done by a process that died', () => {
     const created = await server.request('POST', '/v1/watches', { apiKey: key, body: { search: 'nothing new here', webhookUrl: receiver.url('/resume'), intervalSeconds: 3600 } });
     const watchId = created.body.watchId as string;
     const { store } = server.app.services;
+    // Its first check (at once, on creation) ends before the test writes what a dead holder would leave.
+    while (((await store.get<WatchRecord>(watchKey(watchId)))?.checks ?? 0) < 1) await new Promise((resolve) => setTimeout(resolve, 20));
     // What a holder killed after recording an upload leaves: the event recorded, its webhook pending, the lease expired.
     const event = { eventId: `wev_${watchId.slice(4)}_1`, seq: 1, type: 'watch.upload', watchId, createdAt: new Date().toISOString(), item: { id: 'feedvid0001', url: 'https://www.youtube.com/watch?v=feedvid0001' }, transcript: { content: 'x' }, creditsUsed: 1 };
     const item: ItemRecord = { itemId: 'feedvid0001', url: event.item.url, state: 'recorded', reservation: null, failures: 0, event: event as ItemRecord['event'], webhook: { deliveryId: `dlv_${event.eventId}`, attempts: 1, state: 'pending' } };
