@@ -162,7 +162,13 @@ export class WatchCheck {
     }
     // Charged as the transcript operation settles, never past what was held.
     const credits = Math.min(transcriptCredits(transcript), reservation!.amount);
-    await this.record(item.id, item.url, { type: 'watch.upload', item: { id: item.id, url: item.url }, transcript, creditsUsed: credits }, record.reservation);
+    try {
+      await this.record(item.id, item.url, { type: 'watch.upload', item: { id: item.id, url: item.url }, transcript, creditsUsed: credits }, record.reservation);
+    } catch (error) {
+      // Lost before recording (deleted, or taken over): the credits held go back rather than stay held by a live process.
+      if (error instanceof CheckLost && reservation) await accounts.release(reservation).catch(() => undefined);
+      throw error;
+    }
     await this.finish(item.id, credits);
     return undefined;
   }
