@@ -4,7 +4,8 @@
  * between checks delivers each transcript exactly once by signed webhook and in watch_events,
  * charged once, even though the process holding the watch's lease is killed with kill -9 in the
  * middle of transcribing the second; a key left at zero credits gets its watch stopped with an
- * event saying why. Every wait is for an event (a webhook, a log line, a held request), not a clock.
+ * event saying why. The holder is read from the watch's lease in the store. Every wait is for an
+ * event (a webhook, a log line, a held request), not a clock.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,6 +14,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { callApi, createKeyWithCli, hasRedis, startGleaner, startRedis, type GleanerProcess } from '../support/processes.js';
 import { startYoutubeReplay } from '../support/youtube-replay.js';
 import { growingChannel, startWebhookReceiver, WATCHED_CHANNEL } from '../support/watch-fixtures.js';
+import { openStore } from '../../src/store/store.js';
+import { watchKey, type WatchRecord } from '../../src/watches/record.js';
 
 const SECRET = 'watch-processes-secret-0123456789';
 
@@ -106,8 +109,12 @@ describe.each(stores)('watches on $name', ({ redis: onRedis }) => {
     };
     channel.reveal(1);
     await caughtMidway;
-    const started = (proc: GleanerProcess) => lastLogTime(proc, (entry) => entry.msg === 'watch check started' && entry.watchId === watchId);
-    const holder = started(a) > started(b) ? a : b;
+    // The lease holder, read from the shared store: its owner id is host:pid:nonce.
+    const store = await openStore({ dataDir, storeUrl: env.GLEANER_STORE_URL });
+    const lease = (await store.get<WatchRecord>(watchKey(watchId)))?.lease;
+    await store.close();
+    const holder = procs.find((proc) => lease?.owner.split(':')[1] === String(proc.child.pid))!;
+    expect(holder).toBeDefined();
     const survivor = holder === a ? b : a;
     await holder.stop('SIGKILL');
     replay.hold = undefined;
@@ -117,8 +124,9 @@ describe.each(stores)('watches on $name', ({ redis: onRedis }) => {
     await receiver.waitFor((d) => d.path === '/rich' && d.body.item?.id === second);
     // Delivered by the survivor, not by the killed holder, which was caught before recording it.
     const delivered = (proc: GleanerProcess) => lastLogTime(proc, (entry) => entry.msg === 'watch event delivered' && entry.item === second && entry.watchId === watchId);
-    expect(delivered(survivor)).toBeGreaterThan(0);
     expect(delivered(holder)).toBe(-1);
+    await survivor.waitForLog(new RegExp(`"item":"${second}"[^\\n]*"msg":"watch event delivered"`));
+    expect(delivered(survivor)).toBeGreaterThan(0);
     // A process started afterwards checks too (a restart): a few more checks deliver nothing again.
     const third = await startGleaner(['serve', '--port', '0'], env);
     stops.push(() => third.stop());
