@@ -98,7 +98,7 @@ const schema = z.object({
   /** An MCP session unused this long is closed (a key at its cap also closes its least recently used idle one). */
   GLEANER_MCP_SESSION_IDLE_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
   /**
-   * Which MCP tools are listed: a comma list of groups (video, youtube, web, analysis, account) and
+   * Which MCP tools are listed: a comma list of groups (video, youtube, web, analysis, account, watch) and
    * tool names; unset or `all` lists every tool. Names are checked against the tools at start-up.
    */
   GLEANER_MCP_TOOLS: z
@@ -114,6 +114,11 @@ const schema = z.object({
   GLEANER_JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** How long a process's hold on a job lasts without renewal; a job held longer by a dead process is taken over. */
   GLEANER_JOB_LEASE_SECONDS: z.coerce.number().min(0.3).max(3600).default(30),
+  /**
+   * The shortest interval a watch may be checked at (watch_create refuses less). Operator
+   * configuration only: tests lower it to a second; callers cannot.
+   */
+  GLEANER_WATCH_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   /** Total time one outbound request may take (redirects, retries and body included). */
   GLEANER_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** Largest PDF or Word document read by scrape, crawl and metadata (web pages stay capped at 10 MB). */

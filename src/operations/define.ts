@@ -98,7 +98,7 @@ export interface HttpBinding {
 }
 
 /** Groups of MCP tools an operator can list by name (see GLEANER_MCP_TOOLS). */
-export const TOOL_GROUPS = ['video', 'youtube', 'web', 'analysis', 'account'] as const;
+export const TOOL_GROUPS = ['video', 'youtube', 'web', 'analysis', 'account', 'watch'] as const;
 export type ToolGroup = (typeof TOOL_GROUPS)[number];
 
 export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {

@@ -13,6 +13,7 @@ import { YOUTUBE_LISTING_OPERATIONS } from './youtube-listings.js';
 import { videoAnalysis } from './analysis.js';
 import { jobCancel, jobList } from './jobs.js';
 import { SUPADATA_VIEWS } from './supadata.js';
+import { WATCH_OPERATIONS } from './watches.js';
 
 export const OPERATIONS: AnyOperation[] = [
   readOperation,
@@ -37,4 +38,5 @@ export const OPERATIONS: AnyOperation[] = [
   videoTranscript,
   videoAnalysis,
   ...SUPADATA_VIEWS,
+  ...WATCH_OPERATIONS,
 ];

@@ -43,7 +43,7 @@ export class ToolSelectionError extends Error {}
 
 /**
  * The operations GLEANER_MCP_TOOLS lists. Unset: every tool but those listed on request only.
- * Groups (video, youtube, web, analysis, account) add their tools but those on request; a tool
+ * Groups (video, youtube, web, analysis, account, watch) add their tools but those on request; a tool
  * name adds that tool; `all` lists every tool. REST-only views are never tools.
  */
 export function selectOperations(operations: AnyOperation[], wanted: string[] | undefined): AnyOperation[] {
