@@ -20,6 +20,7 @@ import { fetchXPost } from '../platforms/x/adapter.js';
 import { parseXUrl } from '../platforms/x/url.js';
 import { fetchFacebook } from '../platforms/facebook/adapter.js';
 import { parseFacebookUrl } from '../platforms/facebook/url.js';
+import { keepFetched, keptForm } from './kept.js';
 
 type FetchPost = (url: URL, ctx: SourceContext) => Promise<PlatformPost>;
 
@@ -61,8 +62,9 @@ async function postTranscript(post: PlatformPost, options: TranscriptOptions, ct
     if (content.length > 0) {
       const last = content.at(-1)!;
       const seconds = post.metadata.durationSeconds ?? ((last.offset ?? 0) + (last.duration ?? 0)) / 1000;
-      const transcript = finishTranscript({ lang: track.lang, aiGenerated: false, durationMinutes: durationMinutes(seconds), cached: false, content }, options);
-      return { ...transcript, ...extra, ...(translatedTo ? { translatedTo } : {}) };
+      const timed = { lang: track.lang, aiGenerated: false, durationMinutes: durationMinutes(seconds), cached: false, content };
+      if (!translatedTo) await keepPost(post, timed, options, ctx);
+      return { ...finishTranscript(timed, options), ...extra, ...(translatedTo ? { translatedTo } : {}) };
     }
   }
   if (options.captionsOnly) throw captionsOnlyRefusal(`This ${platform} post`);
@@ -70,10 +72,20 @@ async function postTranscript(post: PlatformPost, options: TranscriptOptions, ct
   // Speech to text is slow and paid for: its result is kept a day, per post and language hint.
   const cacheKey = `transcript:${platform}:${id ?? post.media.url}:${options.lang?.toLowerCase() ?? '-'}`;
   const stored = await ctx.services.store.get<TranscriptWithSegments>(cacheKey);
-  if (stored) return { ...finishTranscript({ ...stored, cached: true }, options), ...extra };
+  if (stored) {
+    await keepPost(post, stored, options, ctx);
+    return { ...finishTranscript({ ...stored, cached: true }, options), ...extra };
+  }
   const result = (await transcribeMedia({ ...post.media, expectedSeconds: post.media.durationSeconds }, { ...options, timestamps: true, text: false }, ctx)) as TranscriptWithSegments;
   await ctx.services.store.set(cacheKey, result, AI_TRANSCRIPT_TTL_MS);
+  await keepPost(post, result, options, ctx);
   return { ...finishTranscript(result, options), ...extra };
+}
+
+/** Keeps a post's timed transcript for search (see kept.ts), under the post's id. */
+async function keepPost(post: PlatformPost, timed: TranscriptWithSegments, options: TranscriptOptions, ctx: SourceContext): Promise<void> {
+  const { platform, id, url, title } = post.metadata;
+  await keepFetched(ctx, keptForm(timed, { platform, videoId: id ?? url, url, title }), options.lang);
 }
 
 type TranscriptWithSegments = TranscriptResponse & { content: TranscriptSegment[] };
