@@ -141,7 +141,7 @@ export class Gate {
 
       // A job's budget is its reservation (see executeJob); a synchronous call's is taken above.
       const context = this.context(account, requestId, options, held);
-      if (options.prefersAsync && operation.handsOffToJobs) context.prefersAsync = true;
+      if ((options.prefersAsync || operation.handsOffAlways) && operation.handsOffToJobs) context.prefersAsync = true;
       let result;
       try {
         result = await operation.run(input, context);

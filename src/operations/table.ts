@@ -11,6 +11,7 @@ import { YOUTUBE_LISTING_OPERATIONS } from './youtube-listings.js';
 import { videoAnalysis } from './analysis.js';
 import { jobCancel, jobList } from './jobs.js';
 import { SUPADATA_VIEWS } from './supadata.js';
+import { transcriptSearch } from './transcript-search.js';
 
 export const OPERATIONS: AnyOperation[] = [
   readOperation,
@@ -31,5 +32,6 @@ export const OPERATIONS: AnyOperation[] = [
   facebookTranscript,
   videoTranscript,
   videoAnalysis,
+  transcriptSearch,
   ...SUPADATA_VIEWS,
 ];

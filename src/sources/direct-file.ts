@@ -4,12 +4,12 @@ import { directMediaMetadata, looksLikeMediaFile } from '../media/direct.js';
 import { transcribeMedia } from '../media/pipeline.js';
 import { finishTranscript } from '../media/segments.js';
 import type { TranscriptResponse, TranscriptSegment } from '../model/content.js';
-import { keepFetched, keptForm } from './kept.js';
+import { keepFetched, keptForm, keptUrlId } from './kept.js';
 
 /** A media file by speech to text, kept for search under its URL (see kept.ts). */
 export async function transcribeFile(url: URL, options: TranscriptOptions, ctx: SourceContext): Promise<TranscriptResponse> {
   const timed = (await transcribeMedia(url.toString(), { ...options, timestamps: true, text: false }, ctx)) as TranscriptResponse & { content: TranscriptSegment[] };
-  await keepFetched(ctx, keptForm(timed, { platform: 'video', videoId: url.toString(), url: url.toString() }), options.lang);
+  await keepFetched(ctx, keptForm(timed, { platform: 'video', videoId: keptUrlId(url), url: url.toString() }), options.lang);
   return finishTranscript(timed, options);
 }
 

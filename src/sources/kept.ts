@@ -18,6 +18,17 @@ export function keptTranscripts(services: KeepContext['services']): KeptTranscri
   return new KeptTranscripts(services.store, services.config.GLEANER_KEEP_TRANSCRIPTS_DAYS);
 }
 
+/**
+ * What a video other than YouTube's is kept under: its URL without the fragment (the key hashes it).
+ * The platforms' own ids are known only once the post is fetched, and a search must find a kept
+ * transcript from the URL it was given, before fetching anything.
+ */
+export function keptUrlId(url: URL): string {
+  const copy = new URL(url);
+  copy.hash = '';
+  return copy.toString();
+}
+
 /** The kept form of a timed transcript reply (segments with offsets), or undefined when it has none. */
 export function keptForm(
   transcript: TranscriptResponse,
