@@ -32,22 +32,22 @@ const passage = z.object({
   platform: z.string(),
   url: z.string(),
   title: z.string().nullable(),
-  start: z.number().int().describe('Seconds from the start of the video'),
-  time: z.string().describe('start as [h:]mm:ss'),
-  link: z.string().describe('Opens the video at start'),
-  text: z.string().describe('The lines around the hit, one per line'),
+  /** Seconds from the video's start; `time` says it as [h:]mm:ss, `link` opens the video there. */
+  start: z.number().int(),
+  time: z.string(),
+  link: z.string(),
+  /** The lines around the hit, one per line. */
+  text: z.string(),
   score: z.number(),
 });
 
 export const transcriptSearchReply = z.object({
   query: z.string(),
   passages: z.array(passage),
-  videos: z.object({
-    searched: z.number().int().describe('Videos whose transcripts were searched'),
-    kept: z.number().int().describe('Of those, already kept (no charge)'),
-    fetched: z.number().int().describe('Of those, fetched by this call (charged)'),
-  }),
-  failed: z.array(z.object({ url: z.string(), errorCode: z.string(), message: z.string() })).describe('Videos without a transcript to search'),
+  /** Videos searched; of those, already kept (free) and fetched by this call (charged). */
+  videos: z.object({ searched: z.number().int(), kept: z.number().int(), fetched: z.number().int() }),
+  /** Videos without a transcript to search, and why. */
+  failed: z.array(z.object({ url: z.string(), errorCode: z.string(), message: z.string() })),
   creditsUsed: z.number().int(),
 });
 type Reply = z.infer<typeof transcriptSearchReply>;
@@ -59,12 +59,12 @@ const input = z
       .trim()
       .min(1, 'give words to search for')
       .max(MAX_QUERY_CHARS, `at most ${MAX_QUERY_CHARS} characters`)
-      .describe('Words; "a phrase"; prefix*'),
-    urls: z.array(z.string().min(1).max(2048)).min(1).max(MAX_URLS).optional().describe('Video URLs, any platform'),
+      .describe('Words, "a phrase", prefix*'),
+    urls: z.array(z.string().min(1).max(2048)).min(1).max(MAX_URLS).optional().describe('Video URLs'),
     channelId: channelId.optional(),
     playlistId: playlistId.optional(),
-    limit: z.number().int().min(1).max(MAX_LISTED_VIDEOS).default(50).describe('Most videos of the channel or playlist'),
-    lang: languageCode.optional().describe('Preferred transcript language'),
+    limit: z.number().int().min(1).max(MAX_LISTED_VIDEOS).default(50).describe('Most videos listed'),
+    lang: languageCode.optional().describe('Language code'),
     maxResults: z.number().int().min(1).max(50).default(10).describe('Most passages'),
   })
   .superRefine(oneSource(['urls', 'playlistId', 'channelId']));
@@ -116,11 +116,12 @@ export const transcriptSearch = defineOperation({
   name: 'transcript_search',
   title: 'Search inside videos',
   description:
-    'Search the transcripts of a YouTube channel, a playlist or video URLs: ranked passages with time and a link to that moment. 1 credit per transcript not yet kept.',
+    'Search inside the transcripts of a YouTube channel, playlist or video URLs: ranked passages with time and a link to that moment. 1 credit per transcript not yet kept.',
   http: { method: 'POST', path: '/v1/transcript/search' },
   input,
   output: transcriptSearchReply,
-  groups: ['video', 'youtube'],
+  // The youtube group has the job tools that follow it (a search that fetches many becomes a job).
+  groups: ['youtube'],
   plan: 'Free',
   cost: {
     reserve: (request) => request.urls?.length ?? request.limit,
