@@ -25,10 +25,28 @@ function normalize(word: string): string {
   return word.toLowerCase().replace(/['’]/g, '');
 }
 
-/** A word as indexed: lower case, English-stemmed (other languages' words mostly pass unchanged). */
-export function indexTerm(word: string): string {
+/**
+ * English words too common to rank by (Lucene's English stop set): left out of the index and of queries,
+ * so a query that has them is not slowed by passing over every passage. A quoted phrase still matches
+ * them, on the passage's text.
+ */
+const STOP_WORDS = new Set('a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(' '));
+
+/** Stems already worked out: speech repeats its words, and the Porter stemmer is the costly step of indexing. */
+const stems = new Map<string, string>();
+const MAX_STEMS = 500_000;
+
+/** A word as indexed: lower case, English-stemmed (other languages' words mostly pass unchanged); null for a stop word. */
+export function indexTerm(word: string): string | null {
   const plain = normalize(word);
-  return /^[a-z]+$/.test(plain) ? stemmer(plain) : plain;
+  if (STOP_WORDS.has(plain)) return null;
+  let stem = stems.get(plain);
+  if (stem === undefined) {
+    stem = /^[a-z]+$/.test(plain) ? stemmer(plain) : plain;
+    if (stems.size >= MAX_STEMS) stems.clear();
+    stems.set(plain, stem);
+  }
+  return stem;
 }
 
 const tokenize = (text: string): string[] => text.match(WORD) ?? [];
@@ -211,7 +229,7 @@ function hitLine(transcript: KeptTranscript, passage: Passage, query: ParsedQuer
   if (phraseLine !== undefined) return phraseLine;
   const matched = new Set(result.terms);
   const counts = new Map<number, number>();
-  for (const { word, line } of words) if (matched.has(indexTerm(word))) counts.set(line, (counts.get(line) ?? 0) + 1);
+  for (const { word, line } of words) if (matched.has(indexTerm(word) ?? '')) counts.set(line, (counts.get(line) ?? 0) + 1);
   let best = passage.first;
   for (const [line, count] of counts) if (count > (counts.get(best) ?? 0)) best = line;
   return best;
