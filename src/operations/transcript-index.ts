@@ -108,7 +108,13 @@ export class TranscriptIndex {
   private readonly search = new MiniSearch<{ id: number; text: string }>({
     fields: ['text'],
     tokenize,
-    processTerm: (term) => indexTerm(term),
+    // A word whose stem differs is indexed as typed too, so a prefix (not stemmed) finds "running" from "runn*".
+    processTerm: (term) => {
+      const stem = indexTerm(term);
+      const plain = normalize(term);
+      return stem === null || stem === plain ? stem : [stem, plain];
+    },
+    searchOptions: { processTerm: (term) => indexTerm(term) },
     // Reclaims discarded passages in the background, in small batches.
     autoVacuum: { batchSize: 2_000, batchWait: 5, minDirtCount: 1_000, minDirtFactor: 0.2 },
   });
@@ -184,7 +190,7 @@ export class TranscriptIndex {
   query(query: ParsedQuery, videos: ReadonlySet<string>, limit: number): PassageHit[] {
     const parts: Query[] = [];
     if (query.words.length > 0) parts.push({ queries: [query.words.join(' ')], combineWith: 'OR' });
-    for (const prefix of query.prefixes) parts.push({ queries: [prefix], prefix: true, combineWith: 'OR' });
+    for (const prefix of query.prefixes) parts.push({ queries: [prefix], prefix: true, combineWith: 'OR', processTerm: normalize });
     for (const phrase of query.phrases) parts.push({ queries: [phrase.join(' ')], combineWith: 'AND' });
     if (parts.length === 0) return [];
     const results = this.search.search(
@@ -229,7 +235,7 @@ function hitLine(transcript: KeptTranscript, passage: Passage, query: ParsedQuer
   if (phraseLine !== undefined) return phraseLine;
   const matched = new Set(result.terms);
   const counts = new Map<number, number>();
-  for (const { word, line } of words) if (matched.has(indexTerm(word) ?? '')) counts.set(line, (counts.get(line) ?? 0) + 1);
+  for (const { word, line } of words) if (matched.has(word) || matched.has(indexTerm(word) ?? '')) counts.set(line, (counts.get(line) ?? 0) + 1);
   let best = passage.first;
   for (const [line, count] of counts) if (count > (counts.get(best) ?? 0)) best = line;
   return best;
