@@ -15,8 +15,8 @@ import type { KeptTranscript } from '../store/kept-transcripts.js';
 
 /** About how many characters a passage holds: a few lines, some 20 to 40 seconds of speech. */
 const PASSAGE_CHARS = 400;
-/** Text held by the process's index; beyond it the least recently searched transcripts leave. */
-export const MAX_INDEXED_CHARS = 64_000_000;
+/** Text held by the process's index (about 300 MB of heap at 30 M, see the benchmark); beyond it the least recently searched transcripts leave. */
+export const MAX_INDEXED_CHARS = 40_000_000;
 
 /** Words as the index sees them: letters and digits of any script, apostrophes inside a word kept. */
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}\p{N}]+)*/gu;
