@@ -113,6 +113,11 @@ const schema = z.object({
   /** How many jobs run at once in this process. */
   GLEANER_JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** How long a process's hold on a job lasts without renewal; a job held longer by a dead process is taken over. */
+  /**
+   * How long every fetched transcript is kept in the store for transcript_search (and watches), so it is
+   * never fetched or charged twice meanwhile; 0: none is kept (docs/transcript-search.md).
+   */
+  GLEANER_KEEP_TRANSCRIPTS_DAYS: z.coerce.number().min(0).max(3650).default(30),
   GLEANER_JOB_LEASE_SECONDS: z.coerce.number().min(0.3).max(3600).default(30),
   /**
    * The shortest interval a watch may be checked at (watch_create refuses less). Operator

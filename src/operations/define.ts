@@ -126,6 +126,12 @@ export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
   /** Its run may answer with a job when the caller prefers one (see JobHandoff); REST then also declares 202. */
   handsOffToJobs?: boolean;
   /**
+   * With handsOffToJobs: the run may hand off whatever the caller prefers (work found long only once
+   * it has started, such as a search that must fetch many transcripts); REST answers 202 with the job,
+   * MCP follows it as it follows every job.
+   */
+  handsOffAlways?: boolean;
+  /**
    * Input fields that only repeat another field under a second name (a spelling the Supadata SDK
    * or the spec's GET form sends): REST accepts them, MCP tools do not list them.
    */

@@ -14,6 +14,7 @@ import { videoAnalysis } from './analysis.js';
 import { jobCancel, jobList } from './jobs.js';
 import { SUPADATA_VIEWS } from './supadata.js';
 import { WATCH_OPERATIONS } from './watches.js';
+import { transcriptSearch } from './transcript-search.js';
 
 export const OPERATIONS: AnyOperation[] = [
   readOperation,
@@ -29,6 +30,7 @@ export const OPERATIONS: AnyOperation[] = [
   webMap,
   webCrawl,
   transcriptOperation,
+  transcriptSearch,
   ...YOUTUBE_TRANSCRIPT_OPERATIONS,
   ...YOUTUBE_LISTING_OPERATIONS,
   tiktokTranscript,

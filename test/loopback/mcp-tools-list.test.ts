@@ -139,7 +139,7 @@ describe('GLEANER_MCP_TOOLS', () => {
     expect(await names('video, tiktok_transcript')).toEqual(['metadata', 'read', 'tiktok_transcript', 'transcript', 'video_transcript']);
     expect(await names('account, tiktok_transcript')).toEqual(['account', 'job_cancel', 'job_list', 'job_status', 'tiktok_transcript']);
     const youtube = await names('youtube');
-    expect(youtube.every((name) => name.startsWith('youtube_') || ['read', 'transcript', 'job_status', 'job_cancel'].includes(name))).toBe(true);
+    expect(youtube.every((name) => name.startsWith('youtube_') || ['read', 'transcript', 'transcript_search', 'job_status', 'job_cancel'].includes(name))).toBe(true);
     expect(youtube).toContain('youtube_transcript');
   });
 

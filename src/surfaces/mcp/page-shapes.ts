@@ -6,6 +6,7 @@
 import type { AnyOperation } from '../../operations/define.js';
 import { analysisResult, crawlResult, mapReply, scrapeBatchResult, scrapeReply, searchReply, channelVideosReply, playlistVideosReply, transcriptBatchReply, transcriptReply, videoBatchReply } from '../../operations/outputs.js';
 import { readReply } from '../../operations/read.js';
+import { transcriptSearchReply } from '../../operations/transcript-search.js';
 import { pieces, type Atom, type Layout, type Path } from './pages.js';
 
 type Reply = Record<string, any>;
@@ -237,6 +238,22 @@ const read: Shape = (reply) => {
   return underResult(layout, `${title}${facts.length ? `${facts.join(' · ')}\n` : ''}(read as ${reply.route})\n`);
 };
 
+/** Search passages: numbered, each with its time, video title and link, then its lines quoted. */
+const transcriptSearch: Shape = (reply) => {
+  const passages = (reply.passages as Reply[]).map((item, index) => ({
+    text: `${index + 1}. [${item.time}] ${item.title ?? item.videoId} — ${item.link}\n${(item.text as string)
+      .split('\n')
+      .map((line) => `   > ${line}`)
+      .join('\n')}\n\n`,
+    list: ['passages'],
+    index,
+  }));
+  const failed = (reply.failed as Reply[]).map((item, index) => ({ text: `${index === 0 ? 'Not searched:\n' : ''}- ${item.url}: ${item.errorCode} ${item.message}\n`, list: ['failed'], index }));
+  const { searched, kept, fetched } = reply.videos;
+  const header = `Search "${reply.query}" in ${searched} videos (${kept} kept, ${fetched} fetched, ${reply.creditsUsed} credits): ${reply.passages.length} passages\n\n`;
+  return { header: passages.length ? header : `${header}No passage matches.\n`, atoms: [...passages, ...failed], paged: [['passages'], ['failed']] };
+};
+
 const BY_OUTPUT = new Map<unknown, Shape>([
   [transcriptReply, transcript],
   [scrapeReply, scrape],
@@ -250,6 +267,7 @@ const BY_OUTPUT = new Map<unknown, Shape>([
   [videoBatchReply, batch],
   [analysisResult, analysis],
   [readReply, read],
+  [transcriptSearchReply, transcriptSearch],
 ]);
 
 /** The views of finished jobs in the Supadata SDK's shapes, whose outputs are their own. */
@@ -271,7 +289,7 @@ export function shapeOf(operation: AnyOperation, operations: (name: string) => A
   if (!own) return undefined;
   if (operation.kind === 'job') return job(own);
   // A sync operation that starts a job for some inputs replies with either.
-  if (operation.jobWhen) return (reply) => ('jobId' in reply ? job(own)(reply) : own(reply));
+  if (operation.jobWhen || operation.handsOffToJobs) return (reply) => ('jobId' in reply ? job(own)(reply) : own(reply));
   return own;
 }
 

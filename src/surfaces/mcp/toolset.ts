@@ -152,6 +152,8 @@ export function createToolSet(app: App): ToolSet {
           // Long synchronous work (a download, each speech-to-text chunk) reports here, so clients
           // that cancel after a quiet minute keep waiting.
           onProgress: progress,
+          // A chapter named in from/to is checked against the reply before the call is charged.
+          accept: (body) => pager.resolve(body, request),
         });
         const paged = (body: unknown) => pager.first(operation, input, body, request, result.account.id);
         if (!result.job) return withScreenshot(success(await paged(result.body)), result.body, result.account.id);
