@@ -147,6 +147,12 @@ export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
    * default list because every listed tool costs context in every conversation.
    */
   mcpOnRequest?: boolean;
+  /**
+   * Left out of the default MCP list (GLEANER_MCP_TOOLS unset) but listed with its group: a tool most
+   * conversations never need (another covers it, or it manages something set up once, like watches),
+   * kept out because every listed tool costs context in every conversation.
+   */
+  mcpGroupOnly?: boolean;
   /** The MCP tool groups it belongs to (GLEANER_MCP_TOOLS picks groups or names). */
   groups?: ToolGroup[];
   /** MCP tool annotations. */

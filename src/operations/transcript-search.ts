@@ -63,11 +63,12 @@ const input = z
     urls: z.array(z.string().min(1).max(2048)).min(1).max(MAX_URLS).optional().describe('Video URLs'),
     channelId: channelId.optional(),
     playlistId: playlistId.optional(),
+    watchId: z.string().min(1).max(100).optional().describe("A watch's uploads"),
     limit: z.number().int().min(1).max(MAX_LISTED_VIDEOS).default(50).describe('Most videos listed'),
     lang: languageCode.optional().describe('Language code'),
     maxResults: z.number().int().min(1).max(50).default(10).describe('Most passages'),
   })
-  .superRefine(oneSource(['urls', 'playlistId', 'channelId']));
+  .superRefine(oneSource(['urls', 'playlistId', 'channelId', 'watchId']));
 type Input = z.output<typeof input>;
 
 /** A video to search: its platform and id (a YouTube id; elsewhere its URL), and the URL shown. */
@@ -78,14 +79,15 @@ interface VideoRef {
 }
 
 /**
- * The videos a search names: a list of URLs, a channel's or a playlist's videos. The one place a new
- * kind of source (a watch's items) is added.
+ * The videos a search names: a list of URLs, a channel's or a playlist's videos, or the uploads a watch
+ * of the caller's delivered (the newest `limit`; their transcripts were kept when the watch made them).
  */
-export async function videosToSearch(request: Pick<Input, 'urls' | 'channelId' | 'playlistId' | 'limit'>, ctx: OperationContext): Promise<Array<VideoRef | { url: string; error: GleanerError }>> {
+export async function videosToSearch(request: Pick<Input, 'urls' | 'channelId' | 'playlistId' | 'watchId' | 'limit'>, ctx: OperationContext): Promise<Array<VideoRef | { url: string; error: GleanerError }>> {
   const youtube = (id: string): VideoRef => ({ platform: 'youtube', videoId: id, url: `https://www.youtube.com/watch?v=${id}` });
   if (request.playlistId) return (await youtubePlaylistVideos(ctx.services.http, request.playlistId, request.limit, ctx.log)).videoIds.map(youtube);
   if (request.channelId) return (await youtubeChannelVideos(ctx.services.http, request.channelId, { type: 'video', limit: request.limit }, ctx.log)).videoIds.map(youtube);
-  return (request.urls ?? []).map((text) => {
+  const urls = request.watchId ? await watchUploads(request.watchId, request.limit, ctx) : (request.urls ?? []);
+  return urls.map((text) => {
     const url = URL.canParse(text) ? new URL(text) : undefined;
     if (!url || !/^https?:$/.test(url.protocol)) return { url: text, error: new GleanerError('INVALID_REQUEST', `"${text}" is not an http or https URL.`) };
     if (isYoutubeUrl(url)) {
@@ -96,6 +98,13 @@ export async function videosToSearch(request: Pick<Input, 'urls' | 'channelId' |
     if (!source?.transcript) return { url: text, error: new GleanerError('UNSUPPORTED_URL', `${text} is not a video on a platform this server can transcribe.`) };
     return { platform: source.platform, videoId: keptUrlId(url), url: url.toString() };
   });
+}
+
+/** The URLs of the uploads a watch of the caller's delivered, newest last, at most `limit` (a 404 for another key's watch). */
+async function watchUploads(watchId: string, limit: number, ctx: OperationContext): Promise<string[]> {
+  const watch = await ctx.services.watches.get(watchId, ctx.account.id);
+  const { events } = await ctx.services.watches.events(watch, 0, watch.eventCount);
+  return events.flatMap((event) => (event.type === 'watch.upload' && event.item ? [event.item.url] : [])).slice(-limit);
 }
 
 /** The process's index of kept transcripts (see transcript-index.ts). */
@@ -116,7 +125,7 @@ export const transcriptSearch = defineOperation({
   name: 'transcript_search',
   title: 'Search inside videos',
   description:
-    'Search inside the transcripts of a YouTube channel, playlist or video URLs: ranked passages with time and a link to that moment. 1 credit per transcript not yet kept.',
+    'Search inside the transcripts of a YouTube channel, playlist, video URLs or a watch: ranked passages with time and a link to that moment. 1 credit per transcript not yet kept.',
   http: { method: 'POST', path: '/v1/transcript/search' },
   input,
   output: transcriptSearchReply,

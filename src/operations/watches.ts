@@ -13,7 +13,8 @@ import { publicWatch, type WatchSource } from '../watches/record.js';
 
 const WATCH_GROUPS: ToolGroup[] = ['watch'];
 /** Free, answered at once; a watch's transcripts are charged when delivered. */
-const WATCH_OP = { groups: WATCH_GROUPS, plan: 'Free', cost: 0, kind: 'sync', openWorld: false } as const;
+// Watches are set up once, not used in every conversation: listed when GLEANER_MCP_TOOLS names the watch group.
+const WATCH_OP = { groups: WATCH_GROUPS, mcpGroupOnly: true, plan: 'Free', cost: 0, kind: 'sync', openWorld: false } as const;
 
 /** New items transcribed per check at most (more wait for the next check). */
 export const MAX_ITEMS_PER_CHECK = 10;

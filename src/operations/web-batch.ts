@@ -81,13 +81,14 @@ export const webScrapeBatch = defineOperation({
   name: 'web_scrape_batch',
   title: 'Scrape several web pages',
   description:
-    'Several web pages at once (up to 100 URLs, by plan), same options as web_scrape, as one job: use it instead of many web_scrape calls. 1 credit a page read; a failed URL costs nothing.',
+    'Several pages in one job (up to 100 URLs by plan), options as web_scrape: use it instead of many web_scrape calls. 1 credit a page; failures free.',
   http: { method: 'POST', path: '/v1/web/scrape/batch' },
   input: batchInput,
   output: scrapeBatchResult,
   // REST takes these; the MCP tool leaves them out of the tool list, whose size every conversation pays:
   // a model follows the job itself (the tool waits for it), and noLinks and lang change little (as on web_map).
-  restAliases: ['webhook', 'noLinks', 'lang'],
+  // Kept to REST for the tool list's size: a model batching pages rarely needs per-page browser steps or diffs.
+  restAliases: ['webhook', 'noLinks', 'lang', 'waitFor', 'actions', 'screenshot', 'changeTracking'],
   groups: ['web'],
   plan: 'Free',
   // Each page as web_scrape prices it; a short balance scrapes as many pages as it pays for (at least one).

@@ -176,7 +176,7 @@ export const webCrawl = defineOperation({
   name: 'web_crawl',
   title: 'Crawl a website',
   description:
-    'Reads the pages of a website (sitemap or links), obeying robots.txt; or a summary, answer (to prompt) or json (schema) of each. Pro plan; 1 credit a page (+2-3).',
+    "Reads a website's pages (sitemap or links, robots.txt obeyed), or a summary, answer (to prompt) or json (schema) of each. Pro plan; 1 credit a page (+2-3).",
   http: { method: 'POST', path: '/v1/web/crawl' },
   input: crawlInput,
   output: crawlResult,

@@ -31,6 +31,8 @@ beforeAll(async () => {
     GLEANER_WEBHOOK_SECRET: SECRET,
     GLEANER_WATCH_MIN_INTERVAL_SECONDS: '1',
     GLEANER_JOB_LEASE_SECONDS: '1',
+    // The watch tools are listed with their group only (they are set up once, not used in every conversation).
+    GLEANER_MCP_TOOLS: 'all',
   };
   server = await startTestServer({ env });
 });
@@ -174,6 +176,18 @@ describe('a watch on a replayed channel (embedded store)', () => {
       await client.close();
     }
     expect(await credits(key)).toBe(48);
+
+    // transcript_search over the watch: the uploads' transcripts were kept when the watch made them, so
+    // searching them fetches and charges nothing; another key's search of this watch is a 404.
+    const said = (uploads[0]!.body.transcript.content as Array<{ text: string }>).map((segment) => segment.text).join(' ');
+    const word = said.split(/[^A-Za-z]+/).find((candidate) => candidate.length >= 6)!;
+    const search = await server.request('POST', '/v1/transcript/search', { apiKey: key, body: { watchId, query: word } });
+    expect(search.status, JSON.stringify(search.body)).toBe(200);
+    expect(search.body.passages.length).toBeGreaterThan(0);
+    for (const passage of search.body.passages) expect(gained).toContain(passage.videoId);
+    expect(await credits(key)).toBe(48);
+    const stranger = await server.createKey('Pro');
+    expect((await server.request('POST', '/v1/transcript/search', { apiKey: stranger, body: { watchId, query: word } })).status).toBe(404);
 
     // A restart on the same store: checks go on, nothing is delivered or charged again.
     await server.close();
