@@ -7,7 +7,7 @@ import { Readability } from '@mozilla/readability';
 import type { Metadata } from '../model/content.js';
 import { cleanText, parseDocument, type DomDocument, type DomElement, type DomNode } from './dom.js';
 import { htmlToMarkdown, repairTables, simplifyTables } from './markdown.js';
-import { cleanArticle, CLEANING_CLASS } from './clean-article.js';
+import { cleanArticle, CLEANING_CLASS, removeNotArticleBoxes } from './clean-article.js';
 import { extractPageMetadata } from './page-metadata.js';
 import { baseUrlOf, documentLinks } from './links.js';
 
@@ -309,6 +309,7 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
     const languages = languageClasses(doc);
     const classesToPreserve = [...languages, ...cleaningClasses(doc)];
     removeBanners(doc);
+    if (doc.body) removeNotArticleBoxes(doc.body);
     unwrapAsidesHoldingMain(doc);
     const charThreshold = articleThreshold(doc);
     let article: { title?: string | null; content?: DomElement | null; textContent?: string | null } | null = null;
