@@ -73,9 +73,9 @@ export function parseDocument(html: string): DomDocument {
   // linkedom does not build the implied <html>/<body> of a bare fragment (it takes the first element
   // for the document); give it them.
   const start = html.slice(0, 10_000);
-  const htmlTag = /<html[\s>]/i.exec(start);
-  const source = htmlTag
-    ? htmlFirst(html, htmlTag.index)
+  const htmlTag = htmlTagAt(start);
+  const source = htmlTag >= 0
+    ? htmlFirst(html, htmlTag)
     : /<(?:head|body)[\s>]/i.test(start)
       ? `<!doctype html><html>${html}</html>`
       : `<!doctype html><html><head></head><body>${html}</body></html>`;
@@ -87,6 +87,15 @@ export function parseDocument(html: string): DomDocument {
   }
   repairDocument(doc, source);
   return doc;
+}
+
+/** Where the first <html> tag outside a comment starts (conditional comments hold some: `<!--[if IE]><html class="ie"><![endif]-->`), or -1. */
+function htmlTagAt(start: string): number {
+  const tag = /<!--[\s\S]*?(?:-->|$)|<html[\s>]/gi;
+  for (let match = tag.exec(start); match; match = tag.exec(start)) {
+    if (!match[0].startsWith('<!--')) return match.index;
+  }
+  return -1;
 }
 
 /**

@@ -199,6 +199,10 @@ describe('the breakages behind the 500s and the empty replies', () => {
       expect(extract(`Notice: debug output\n${page}`, 'text', main).content).toBe('Notice: debug output\n\nBody text of the page.');
     }
     expect(extract(`<!-- c --><script>x()</script><!doctype html>${page}`, 'markdown', false).title).toBe('T');
+    // An <html> inside a conditional comment is not the page's: nothing moves, and the title is read.
+    const conditional = `<!DOCTYPE html>\n<!--[if lt IE 9]><html class="ie"><![endif]-->\n<!--[if gte IE 9]><!-->\n${page}`;
+    expect(extract(conditional, 'text', false).content).toBe('Body text of the page.');
+    expect(extract(conditional, 'html', false).title).toBe('T');
   });
 
   it('a page without any text answers empty content with the no-text warning', () => {
