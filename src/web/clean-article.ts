@@ -19,7 +19,10 @@ export const CLEANING_CLASS = /caption|credit|byline|dateline|timestamp|publish|
  * "related-articles"), and then may choose it instead of a short post.
  */
 const NOT_ARTICLE_NAME =
-  /^(?:(?:wp|post|entry|article|blog|story|user|reader)[-_])?(?:comments?|comment[-_]?(?:list|area|section|form|respond|wrap(?:per)?|s[-_]area|thread|s[-_]wrap(?:per)?|s[-_]container|s[-_]section|container)|commentform|respond|comment[-_]?respond|replies|disqus(?:[-_]thread)?|author[-_]?(?:bio|box|info|card|profile|details|description|about|block|wrap)|about[-_]?(?:the[-_]?)?author|bio[-_]?box|related(?:[-_].*)?|recommend(?:ed|ations)?(?:[-_].*)?|read[-_]?(?:more|next|also)|more[-_](?:stories|articles|news|posts|from)(?:[-_].*)?|you[-_]?(?:may|might)[-_].*|also[-_]?like|tags?|tag[-_]?(?:list|links|cloud)|post[-_]?tags|entry[-_]?tags|categories|cat[-_]links|(?:social|share|sharing)(?:[-_].*)?|newsletter(?:[-_].*)?|subscribe(?:[-_].*)?)$/i;
+  /^(?:(?:wp|post|entry|article|blog|story|user|reader)[-_])?(?:author[-_]?(?:bio|box|info|card|profile|details|description|about|block|wrap)|about[-_]?(?:the[-_]?)?author|bio[-_]?box|related(?:[-_].*)?|recommend(?:ed|ations)?(?:[-_].*)?|read[-_]?(?:more|next|also)|more[-_](?:stories|articles|news|posts|from)(?:[-_].*)?|you[-_]?(?:may|might)[-_].*|also[-_]?like|tags?|tag[-_]?(?:list|links|cloud)|post[-_]?tags|entry[-_]?tags|categories|cat[-_]links|(?:social|share|sharing)(?:[-_].*)?|newsletter(?:[-_].*)?|subscribe(?:[-_].*)?)$/i;
+/** Reader comments and the comment form, by name: not the article, except on a discussion page (where they are the content). */
+const COMMENTS_NAME =
+  /^(?:(?:wp|post|entry|article|blog|story|user|reader)[-_])?(?:comments?|comment[-_]?(?:list|area|section|form|respond|wrap(?:per)?|s[-_]area|thread|s[-_]wrap(?:per)?|s[-_]container|s[-_]section|container)|commentform|respond|comment[-_]?respond|replies|disqus(?:[-_]thread)?)$/i;
 /** The share of the surrounding text above which a box is taken for the article itself, whatever its name. */
 const BOX_SHARE = 0.5;
 
@@ -175,9 +178,17 @@ function isLinkList(element: DomElement, [all, linked]: [number, number]): boole
   return LINK_BLOCKS.has(element.nodeName) && all <= SHORT * 2;
 }
 
-function namedNotArticle(element: DomElement): boolean {
+function namedNotArticle(element: DomElement, keepComments: boolean): boolean {
   const names = `${element.getAttribute('id') ?? ''} ${element.getAttribute('class') ?? ''}`.split(/\s+/);
-  return names.some((name) => name !== '' && NOT_ARTICLE_NAME.test(name));
+  return names.some((name) => name !== '' && (NOT_ARTICLE_NAME.test(name) || (!keepComments && COMMENTS_NAME.test(name))));
+}
+
+/**
+ * A discussion page (a forum thread, a question and its answers), told by its schema.org markup and
+ * the absence of an article's: there the replies are the content, and the comment rules stay off.
+ */
+export function isDiscussionPage(html: string): boolean {
+  return /DiscussionForumPosting|QAPage|schema\.org\/Question|"@type"\s*:\s*"Question"|itemtype="[^"]*Comment/.test(html) && !/og:type"?\s+content="article|content="article"\s+property="og:type|"(?:News)?Article"|BlogPosting/.test(html);
 }
 
 /**
@@ -185,10 +196,10 @@ function namedNotArticle(element: DomElement): boolean {
  * NOT_ARTICLE_NAME), except one that holds the page's main element, or one without which too little text would stay.
  * Run on the page before Readability (so it cannot choose one of them) and on the article after it.
  */
-export function removeNotArticleBoxes(root: DomElement): void {
+export function removeNotArticleBoxes(root: DomElement, keepComments = false): void {
   let rest = text(root).length;
   for (const element of [...root.querySelectorAll('[class], [id]')]) {
-    if (!element.parentNode || element === root || /^(?:HTML|BODY|MAIN|ARTICLE)$/.test(element.nodeName) || !namedNotArticle(element)) continue;
+    if (!element.parentNode || element === root || /^(?:HTML|BODY|MAIN|ARTICLE)$/.test(element.nodeName) || !namedNotArticle(element, keepComments)) continue;
     if (element.querySelector('main, [role="main"], article, [itemprop="articleBody"], h1')) continue;
     // A long comment section may outweigh a short post: what stays must still be some text.
     const length = text(element).length;
@@ -206,7 +217,7 @@ const FORM_TEXT =
 /** Tag and category lines ("Tags: a, b", "Filed under: News"). */
 const TAG_LINE = /^(?:tags?|tagged(?: with| as| in)?|filed (?:under|in)|categor(?:y|ies)|topics?|labels?|keywords)\s*:|^(?:tagged|filed under)\s/i;
 
-function removeCommentsAndTags(root: DomElement): void {
+function removeCommentsAndTags(root: DomElement, keepComments: boolean): void {
   const total = text(root).length;
   for (const element of [...root.querySelectorAll('form, label')]) {
     if (element.parentNode && text(element).length <= total * BOX_SHARE) element.remove();
@@ -219,7 +230,7 @@ function removeCommentsAndTags(root: DomElement): void {
       element.remove();
       continue;
     }
-    if (words.length <= 80 && COMMENT_HEADING.test(words)) {
+    if (!keepComments && words.length <= 80 && COMMENT_HEADING.test(words)) {
       // The heading and what follows it in its block, when that is not most of the article.
       const following: DomNode[] = [];
       for (let next = element.nextSibling ?? null; next; next = next.nextSibling ?? null) following.push(next);
@@ -232,9 +243,9 @@ function removeCommentsAndTags(root: DomElement): void {
   }
 }
 
-export function cleanArticle(root: DomElement): void {
-  removeNotArticleBoxes(root);
-  removeCommentsAndTags(root);
+export function cleanArticle(root: DomElement, keepComments = false): void {
+  removeNotArticleBoxes(root, keepComments);
+  removeCommentsAndTags(root, keepComments);
   removeCaptions(root);
   removeBreadcrumbs(root);
   removeBylines(root);

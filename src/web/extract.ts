@@ -7,7 +7,7 @@ import { Readability } from '@mozilla/readability';
 import type { Metadata } from '../model/content.js';
 import { cleanText, parseDocument, type DomDocument, type DomElement, type DomNode } from './dom.js';
 import { htmlToMarkdown, repairTables, simplifyTables } from './markdown.js';
-import { cleanArticle, CLEANING_CLASS, removeNotArticleBoxes } from './clean-article.js';
+import { cleanArticle, CLEANING_CLASS, isDiscussionPage, removeNotArticleBoxes } from './clean-article.js';
 import { extractPageMetadata } from './page-metadata.js';
 import { baseUrlOf, documentLinks } from './links.js';
 
@@ -309,7 +309,8 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
     const languages = languageClasses(doc);
     const classesToPreserve = [...languages, ...cleaningClasses(doc)];
     removeBanners(doc);
-    if (doc.body) removeNotArticleBoxes(doc.body);
+    const discussion = isDiscussionPage(html);
+    if (doc.body) removeNotArticleBoxes(doc.body, discussion);
     unwrapAsidesHoldingMain(doc);
     const charThreshold = articleThreshold(doc);
     let article: { title?: string | null; content?: DomElement | null; textContent?: string | null } | null = null;
@@ -323,7 +324,7 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
     if (article?.content && cleanText(article.textContent)) {
       main = article.content;
       try {
-        cleanArticle(main);
+        cleanArticle(main, discussion);
       } catch {
         // A tree too deep for the cleaning keeps what Readability kept.
       }
