@@ -181,3 +181,15 @@ describe('markdown tables a model reads', () => {
     expect(markdown).toContain('| North pier | cracked; rebuilt |');
   });
 });
+
+describe('discussion pages keep their replies', () => {
+  it('a forum thread (DiscussionForumPosting, no article markup) keeps its comment section; an article with the same markup does not', async () => {
+    const { extractPage } = await import('../../src/web/extract.js');
+    const replies = `<div class="comments"><h3>3 Replies</h3>${[1, 2, 3].map((n) => `<div class="post"><p>Reply ${n}: the wall in the north was rebuilt in 1954 with stone from the old quarry near the lighthouse.</p></div>`).join('')}</div>`;
+    const thread = `<html><head><script type="application/ld+json">{"@type":"DiscussionForumPosting","headline":"The wall"}</script></head><body><div class="topic"><h1>The wall</h1>${BODY}${replies}</div></body></html>`;
+    const forum = extractPage(thread, { url: 'https://forum.example/t/1', format: 'text', onlyMainContent: true }).content;
+    expect(forum).toContain('Reply 2: the wall in the north');
+    const article = thread.replace('"@type":"DiscussionForumPosting"', '"@type":"NewsArticle"');
+    expect(extractPage(article, { url: 'https://news.example/a', format: 'text', onlyMainContent: true }).content).not.toContain('Reply 2');
+  });
+});
