@@ -53,13 +53,20 @@ export function residentMemory(pid: number): { rssMb: number; peakMb: number } |
   }
 }
 
+/** The address space a second V8 isolate reserves at start (its code range and heap cage), as measured on Node 24. */
+const LOADER_ISOLATE_MB = 1024;
+
 function command(): [string, string[]] {
   const fromSources = import.meta.url.endsWith('.ts');
   const entry = fileURLToPath(new URL(fromSources ? './document-child.ts' : './document-child.js', import.meta.url));
   const node = [`--max-old-space-size=${HEAP_MB}`, ...(fromSources ? ['--import', import.meta.resolve('tsx')] : []), entry];
   if (process.platform !== 'linux') return [process.execPath, node];
+  // Run from TypeScript sources (tests, development), tsx's module hooks run on a thread of their own on Node 24,
+  // whose V8 isolate cannot reserve its code range inside the reader's data limit: that case gets the room of one
+  // more isolate, and the resident-memory watch still stops the reader at READER_MEMORY_MB. Built code runs no thread.
+  const limitMb = READER_MEMORY_MB + (fromSources ? LOADER_ISOLATE_MB : 0);
   // `ulimit -d` takes kilobytes; if the server's own limit is lower it stays (the watch still holds).
-  return ['/bin/sh', ['-c', `ulimit -d ${READER_MEMORY_MB * 1024} 2>/dev/null; exec "$0" "$@"`, process.execPath, ...node]];
+  return ['/bin/sh', ['-c', `ulimit -d ${limitMb * 1024} 2>/dev/null; exec "$0" "$@"`, process.execPath, ...node]];
 }
 
 export class DocumentProcess {
