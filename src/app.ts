@@ -178,8 +178,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     oauth,
     watchScheduler: scheduler,
     async close() {
-      courier.close();
-      scheduler.close();
+      // Both wait for what they have under way, before the store closes under it.
+      await courier.close();
+      await scheduler.close();
       await jobs.close();
       await renderer.close();
       accounts.stop();

@@ -41,6 +41,9 @@ export interface CourierOptions {
 
 export class WebhookCourier {
   private readonly delivering = new Set<string>();
+  /** Deliveries under way, settled when each ends (close waits for them). */
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly closing = new AbortController();
   private timer?: NodeJS.Timeout;
 
   constructor(private readonly options: CourierOptions) {}
@@ -48,20 +51,33 @@ export class WebhookCourier {
   /** Delivers the webhook of every job this process ends, and sweeps for webhooks left behind. */
   async start(): Promise<void> {
     this.options.jobs.onEnded((job) => {
-      if (job.webhook?.state === 'pending') void this.deliver(job.jobId);
+      if (job.webhook?.state === 'pending') this.track(job.jobId);
     });
     this.timer = setInterval(() => void this.sweep(), Math.max(this.options.leaseMs, 1_000));
     this.timer.unref();
     await this.sweep();
   }
 
-  close(): void {
+  /**
+   * Stops delivering and waits for the deliveries under way to stop: the store closes after this. A delivery
+   * cut short stays pending, with its attempt count, for the next process.
+   */
+  async close(): Promise<void> {
     clearInterval(this.timer);
+    this.closing.abort();
+    await Promise.allSettled([...this.inFlight]);
   }
 
   private async sweep(): Promise<void> {
     const ids = (await this.options.store.get<string[]>(PENDING_WEBHOOKS).catch(() => undefined)) ?? [];
-    for (const id of ids) void this.deliver(id);
+    for (const id of ids) this.track(id);
+  }
+
+  private track(jobId: string): void {
+    if (this.closing.signal.aborted) return;
+    const delivery = this.deliver(jobId);
+    this.inFlight.add(delivery);
+    void delivery.finally(() => this.inFlight.delete(delivery));
   }
 
   private lease(): Lease {
@@ -95,6 +111,7 @@ export class WebhookCourier {
         baseDelayMs: this.options.baseDelayMs,
         event: `${job.operation === 'web_crawl' ? 'crawl' : 'job'}.${job.status}`,
         payload: { jobId, status: job.status, result: job.result ?? null, error: job.error },
+        signal: this.closing.signal,
         // Each attempt is counted in the record before it is made, so a restart goes on from the right count.
         beforeAttempt: (attempt) =>
           jobs.change(jobId, (current) => {
@@ -102,8 +119,11 @@ export class WebhookCourier {
             return { value: { ...current, webhook: { ...current.webhook, attempts: attempt + 1, lease: this.lease() } }, result: true };
           }),
       });
+      const stopped = !delivered && this.closing.signal.aborted;
       const ended = await jobs.change(jobId, (current) => {
         if (!current?.webhook || current.webhook.state !== 'pending' || current.webhook.lease?.owner !== me) return { value: current, result: false };
+        // Cut short by a closing process: left pending, and free for the next process to take at once.
+        if (stopped) return { value: { ...current, webhook: { ...current.webhook, lease: null } }, result: false };
         return { value: { ...current, webhook: { ...current.webhook, state: delivered ? ('delivered' as const) : ('abandoned' as const), lease: null } }, result: true };
       });
       if (ended) {

@@ -50,6 +50,8 @@ export interface WebhookDelivery {
   attemptsMade?: number;
   /** Called before each attempt with its index; false stops the delivery (e.g. another process took it). */
   beforeAttempt?: (attempt: number) => Promise<boolean>;
+  /** Stops the delivery (the process is closing): false, and the attempt is made again by whoever resumes. */
+  signal?: AbortSignal;
 }
 
 /** Delivers one event; true when the receiver answered 2xx. Never throws (but `beforeAttempt` may). */
@@ -58,13 +60,18 @@ export async function deliverWebhook(delivery: WebhookDelivery): Promise<boolean
   const id = delivery.id ?? randomUUID();
   const attempts = delivery.attempts ?? 5;
   for (let attempt = delivery.attemptsMade ?? 0; attempt < attempts; attempt++) {
-    if (attempt > 0) await delay((delivery.baseDelayMs ?? 1000) * 2 ** (attempt - 1));
+    if (attempt > 0) {
+      const waited = await delay((delivery.baseDelayMs ?? 1000) * 2 ** (attempt - 1), true, { signal: delivery.signal }).catch(() => false);
+      if (!waited) return false;
+    }
+    if (delivery.signal?.aborted) return false;
     if (delivery.beforeAttempt && !(await delivery.beforeAttempt(attempt))) return false;
     const timestamp = Math.floor(Date.now() / 1000);
     try {
       const response = await delivery.http.fetch(delivery.url, {
         method: 'POST',
         body,
+        signal: delivery.signal,
         retries: 0,
         redirect: 'manual',
         timeoutMs: 15_000,
@@ -81,6 +88,7 @@ export async function deliverWebhook(delivery: WebhookDelivery): Promise<boolean
       delivery.log?.warn({ status: response.status, attempt }, 'webhook receiver refused the delivery');
       if (!(response.status === 408 || response.status === 429 || response.status >= 500)) return false;
     } catch (error) {
+      if (delivery.signal?.aborted) return false;
       delivery.log?.warn({ err: error, attempt }, 'webhook delivery failed');
       if (error instanceof GleanerError && error.code === 'URL_NOT_ALLOWED') return false;
     }

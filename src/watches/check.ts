@@ -223,6 +223,7 @@ export class WatchCheck {
           baseDelayMs: this.deps.webhookDelayMs,
           event: event.type,
           payload: event,
+          signal: this.signal,
           // Each attempt is counted before it is made, and only while this process still holds the watch.
           beforeAttempt: async (attempt) => {
             if (!(await this.deps.watches.renew(this.watch.id, this.lease()))) return false;
@@ -231,6 +232,8 @@ export class WatchCheck {
             return true;
           },
         });
+        // Stopped by a closing process: the delivery stays pending for whoever resumes the check.
+        if (!delivered && this.signal.aborted) throw new CheckLost(`watch ${this.watch.id} was left by a closing process`);
         if (!(await this.deps.watches.renew(this.watch.id, this.lease())) && !delivered) throw new CheckLost(`watch ${this.watch.id} is no longer held by this process`);
         item = { ...current, webhook: { ...current.webhook!, state: delivered ? 'delivered' : 'abandoned' } };
         log.info({ watchId: this.watch.id, eventId: event.eventId, type: event.type, item: event.item?.id, delivered }, 'watch event delivered');

@@ -24,6 +24,8 @@ export class WatchScheduler {
   /** Emits `checked` (watchId) after every check this process ran, for tests and logs. */
   readonly events = new EventEmitter();
   private readonly running = new Map<string, AbortController>();
+  /** The checks this process is running, settled once each has ended (close waits for them). */
+  private readonly ending = new Set<Promise<void>>();
   private timer?: NodeJS.Timeout;
   private ticking = false;
   private closed = false;
@@ -41,11 +43,16 @@ export class WatchScheduler {
     void this.tick();
   }
 
-  /** Stops taking checks; running ones are aborted (their leases expire and another process resumes them). */
-  close(): void {
+  /**
+   * Stops taking checks; running ones are aborted (their leases expire and another process resumes them).
+   * Resolves once they have ended: the store closes after this, and a check still writing to it could leave
+   * its lock behind for the next process on the same file.
+   */
+  async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
     for (const controller of this.running.values()) controller.abort();
+    await Promise.allSettled([...this.ending]);
   }
 
   private lease(): Lease {
@@ -67,7 +74,11 @@ export class WatchScheduler {
         }
         if ((watch.status === 'active' && watch.nextCheckAt > Date.now()) || leaseLive(watch.lease)) continue;
         const held = await watches.claim(id, this.lease());
-        if (held) void this.check(held.id, held);
+        if (held) {
+          const check = this.check(held.id, held);
+          this.ending.add(check);
+          void check.finally(() => this.ending.delete(check));
+        }
       }
     } catch (error) {
       this.deps.log.warn({ err: error }, 'watch scheduler tick failed');

@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { connectMcp, errorEnvelope } from '../support/mcp.js';
 import { startYoutubeReplay, type YoutubeReplay } from '../support/youtube-replay.js';
@@ -131,18 +131,24 @@ describe('watch operations: bounds', () => {
 
 describe('a watch on a replayed channel (embedded store)', () => {
   it('records the baseline, then delivers each of two new uploads once, signed, charged 1 credit each; a restart delivers nothing again', async () => {
+    // Where the scenario was, should it fail (a timeout says nothing of where it waited).
+    let step = 'creating the watch';
+    onTestFailed(() => console.error(`[watches] the scenario stopped while ${step}`));
     const key = await server.createKey('Pro', { credits: 50 });
     const created = await server.request('POST', '/v1/watches', { apiKey: key, body: { channel: WATCHED_CHANNEL, webhookUrl: receiver.url('/channel'), intervalSeconds: 1 } });
     expect(created.status).toBe(201);
     const watchId = created.body.watchId as string;
+    step = 'waiting for the baseline webhook';
     const baseline = await receiver.waitFor((d) => d.path === '/channel' && d.body.type === 'watch.baseline');
     expect(baseline.body).toMatchObject({ watchId, seq: 1, baselineItems: 50 });
     expect(baseline.signed).toBe(true);
     // The back catalogue is not delivered: nothing charged.
+    step = 'waiting for a check after the baseline';
     await checks(server, watchId, 1);
     expect(await credits(key)).toBe(50);
 
     const gained = channel.reveal(2);
+    step = 'waiting for the two uploads';
     const uploads = await Promise.all(gained.map((id) => receiver.waitFor((d) => d.path === '/channel' && d.body.item?.id === id)));
     for (const upload of uploads) {
       expect(upload.signed).toBe(true);
@@ -155,6 +161,7 @@ describe('a watch on a replayed channel (embedded store)', () => {
     expect(await credits(key)).toBe(48);
 
     // More checks find nothing new.
+    step = 'waiting for two more checks';
     await checks(server, watchId, 2);
     const mine = () => receiver.received.filter((d) => d.path === '/channel');
     expect(mine()).toHaveLength(3);
@@ -164,6 +171,7 @@ describe('a watch on a replayed channel (embedded store)', () => {
     expect(listed).toEqual([expect.objectContaining({ watchId, status: 'active', events: 3 })]);
 
     // Over MCP: the same events (read through watch_events), and a bound refused as an error result, free.
+    step = 'reading the events over MCP';
     const client = await connectMcp(server.baseUrl, key);
     try {
       const read = (await client.callTool({ name: 'watch_events', arguments: { watchId, limit: 50 } })) as any;
@@ -181,6 +189,7 @@ describe('a watch on a replayed channel (embedded store)', () => {
     // searching them fetches and charges nothing; another key's search of this watch is a 404.
     const said = (uploads[0]!.body.transcript.content as Array<{ text: string }>).map((segment) => segment.text).join(' ');
     const word = said.split(/[^A-Za-z]+/).find((candidate) => candidate.length >= 6)!;
+    step = 'searching the watch';
     const search = await server.request('POST', '/v1/transcript/search', { apiKey: key, body: { watchId, query: word } });
     expect(search.status, JSON.stringify(search.body)).toBe(200);
     expect(search.body.passages.length).toBeGreaterThan(0);
@@ -190,8 +199,10 @@ describe('a watch on a replayed channel (embedded store)', () => {
     expect((await server.request('POST', '/v1/transcript/search', { apiKey: stranger, body: { watchId, query: word } })).status).toBe(404);
 
     // A restart on the same store: checks go on, nothing is delivered or charged again.
+    step = 'restarting the server';
     await server.close();
     server = await startTestServer({ env, dataDir: server.dataDir });
+    step = 'waiting for two checks after the restart';
     await checks(server, watchId, 2);
     expect(mine()).toHaveLength(3);
     expect(await credits(key)).toBe(48);

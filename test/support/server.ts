@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { createApp, type App, type AppOptions } from '../../src/app.js';
 import { startHttpServer, type ServerTimeouts } from '../../src/surfaces/http-server.js';
 import type { PlanName } from '../../src/accounts/plans.js';
-import { silentLogger } from '../../src/log.js';
+import { createLogger, silentLogger } from '../../src/log.js';
 import { replyChecker } from './contract.js';
 
 export interface TestServer {
@@ -38,7 +38,7 @@ export interface TestServerOptions extends Pick<AppOptions, 'clock' | 'operation
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-test-'));
   const config = loadConfig({ GLEANER_DATA_DIR: dataDir, GLEANER_LOG_LEVEL: 'silent', ...options.env });
-  const app = await createApp(config, { logger: options.logger ?? silentLogger, clock: options.clock, operations: options.operations, resolver: options.resolver });
+  const app = await createApp(config, { logger: options.logger ?? (process.env.GLEANER_TEST_LOG ? createLogger(process.env.GLEANER_TEST_LOG) : silentLogger), clock: options.clock, operations: options.operations, resolver: options.resolver });
   const server = await startHttpServer(app, { host: '127.0.0.1', port: 0, timeouts: options.timeouts });
   const baseUrl = server.url;
   const replies = replyChecker(app.operations);
