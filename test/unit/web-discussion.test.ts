@@ -59,6 +59,15 @@ describe('discussion pages without discussion markup keep their replies', () => 
     for (const reply of REPLIES) expect(text).not.toContain(reply);
   });
 
+  it('a short blog post with a declared body (entry-content) and many comments is still an article', () => {
+    const comments = [...REPLIES, ...REPLIES].map((text, i) => `<li class="comment" id="comment-${i}"><div class="comment-author">reader${i}</div><p>${text}</p></li>`).join('');
+    const post = 'Our open thread is a place to ask us anything about the harbour trust; we answer within the week.';
+    const html = `<html><body><article class="post hentry"><h1>Open thread</h1><div class="entry-content"><p>${post}</p></div></article><div id="comments"><ol class="comment-list">${comments}</ol></div></body></html>`;
+    expect(isThreadPage(bodyOf(html))).toBe(false);
+    const withoutDeclaredBody = html.replace('entry-content', 'text');
+    expect(isThreadPage(bodyOf(withoutDeclaredBody))).toBe(true);
+  });
+
   it('a short comment section beside a page with little text is not a thread (too few posts)', () => {
     const html = aggregatorThread(REPLIES.slice(0, 1));
     expect(isThreadPage(bodyOf(html))).toBe(false);
