@@ -178,17 +178,15 @@ function isLinkList(element: DomElement, [all, linked]: [number, number]): boole
   return LINK_BLOCKS.has(element.nodeName) && all <= SHORT * 2;
 }
 
+const namesOf = (element: DomElement) => `${element.getAttribute('id') ?? ''} ${element.getAttribute('class') ?? ''}`.split(/\s+/).filter(Boolean);
+
 function namedNotArticle(element: DomElement, keepComments: boolean): boolean {
-  const names = `${element.getAttribute('id') ?? ''} ${element.getAttribute('class') ?? ''}`.split(/\s+/);
-  return names.some((name) => name !== '' && (NOT_ARTICLE_NAME.test(name) || (!keepComments && COMMENTS_NAME.test(name))));
+  return namesOf(element).some((name) => NOT_ARTICLE_NAME.test(name) || (!keepComments && COMMENTS_NAME.test(name)));
 }
 
-/**
- * A discussion page (a forum thread, a question and its answers), told by its schema.org markup and
- * the absence of an article's: there the replies are the content, and the comment rules stay off.
- */
-export function isDiscussionPage(html: string): boolean {
-  return /DiscussionForumPosting|QAPage|schema\.org\/Question|"@type"\s*:\s*"Question"|itemtype="[^"]*Comment/.test(html) && !/og:type"?\s+content="article|content="article"\s+property="og:type|"(?:News)?Article"|BlogPosting/.test(html);
+/** An element named as reader comments or the comment form (by its class or id). */
+export function namedComments(element: DomElement): boolean {
+  return namesOf(element).some((name) => COMMENTS_NAME.test(name));
 }
 
 /**

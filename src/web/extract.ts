@@ -7,7 +7,10 @@ import { Readability } from '@mozilla/readability';
 import type { Metadata } from '../model/content.js';
 import { cleanText, parseDocument, type DomDocument, type DomElement, type DomNode } from './dom.js';
 import { htmlToMarkdown, repairTables, simplifyTables } from './markdown.js';
-import { cleanArticle, CLEANING_CLASS, isDiscussionPage, removeNotArticleBoxes } from './clean-article.js';
+import { cleanArticle, CLEANING_CLASS, removeNotArticleBoxes } from './clean-article.js';
+import { isDiscussionPage } from './discussion.js';
+import { isNavigationLike, proseLength, removeNavigationBlocks } from './navigation.js';
+import { unwrapContentNoscripts } from './noscript.js';
 import { extractPageMetadata } from './page-metadata.js';
 import { baseUrlOf, documentLinks } from './links.js';
 
@@ -163,6 +166,24 @@ function tidyTitle(title: string | null, documentTitle: string | null): string |
   return head.split(/\s+/).length >= 3 ? head : title;
 }
 
+type Article = { title?: string | null; content?: DomElement | null; textContent?: string | null } | null;
+
+/**
+ * Readability's article of a page whose banners are out: boxes named as not the article go first (so
+ * it cannot choose one), and, when asked, navigation-like blocks. It mutates the document.
+ */
+function readArticle(doc: DomDocument, classesToPreserve: string[], discussion: boolean, withoutNavigation: boolean): Article {
+  if (doc.body) removeNotArticleBoxes(doc.body, discussion);
+  unwrapAsidesHoldingMain(doc);
+  if (withoutNavigation && doc.body) removeNavigationBlocks(doc.body);
+  const charThreshold = articleThreshold(doc);
+  try {
+    return new Readability(doc as never, { classesToPreserve, charThreshold, serializer: (element) => element as unknown as DomElement }).parse();
+  } catch {
+    return null;
+  }
+}
+
 /** Readability's bar (its default) for an attempt to count as the article. */
 const ARTICLE_CHARS = 500;
 /** The share of a short page's text an attempt must keep to count as the article. */
@@ -299,6 +320,7 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
   );
   absolutize(doc, base);
   flattenMath(doc);
+  unwrapContentNoscripts(doc);
   const warnings: string[] = [];
 
   let title: string | null = null;
@@ -309,16 +331,18 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
     const languages = languageClasses(doc);
     const classesToPreserve = [...languages, ...cleaningClasses(doc)];
     removeBanners(doc);
-    const discussion = isDiscussionPage(html);
-    if (doc.body) removeNotArticleBoxes(doc.body, discussion);
-    unwrapAsidesHoldingMain(doc);
-    const charThreshold = articleThreshold(doc);
-    let article: { title?: string | null; content?: DomElement | null; textContent?: string | null } | null = null;
-    try {
-      // Readability mutates the document; nothing below needs the untouched one.
-      article = new Readability(doc as never, { classesToPreserve, charThreshold, serializer: (element) => element as unknown as DomElement }).parse();
-    } catch {
-      article = null;
+    const discussion = isDiscussionPage(html, doc.body);
+    let article = readArticle(doc, classesToPreserve, discussion, false);
+    // A widget of headlines chosen over a short post: the page again without navigation-like blocks,
+    // and the article with more prose is kept.
+    if (!discussion && article?.content && isNavigationLike(article.content)) {
+      const fresh = parseDocument(html);
+      absolutize(fresh, base);
+      flattenMath(fresh);
+      unwrapContentNoscripts(fresh);
+      removeBanners(fresh);
+      const retry = readArticle(fresh, classesToPreserve, discussion, true);
+      if (retry?.content && cleanText(retry.textContent) && !isNavigationLike(retry.content) && proseLength(retry.content) > proseLength(article.content)) article = retry;
     }
     title = titleFromTagOnly ? tidyTitle(cleanText(article?.title), documentTitle) : cleanText(article?.title);
     if (article?.content && cleanText(article.textContent)) {
@@ -342,6 +366,7 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
     if (fresh !== doc) {
       absolutize(fresh, base);
       flattenMath(fresh);
+      unwrapContentNoscripts(fresh);
     }
     removeAll(fresh, NEVER_CONTENT);
     const candidates = options.onlyMainContent

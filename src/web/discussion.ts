@@ -1,0 +1,116 @@
+/**
+ * Telling a discussion (a forum thread, a question and its answers, a comment page such as a Hacker
+ * News item) from an article with reader comments below it. On the first the replies are the
+ * content and the comment rules of clean-article.ts stay off; on the second the comments go.
+ * docs/web-extraction.md has the figures each rule was kept on.
+ */
+import type { DomElement, DomNode } from './dom.js';
+import { namedComments } from './clean-article.js';
+
+/**
+ * A discussion by its schema.org markup (DiscussionForumPosting, QAPage, Question, Comment) and the
+ * absence of an article's.
+ */
+export function hasDiscussionMarkup(html: string): boolean {
+  return /DiscussionForumPosting|QAPage|schema\.org\/Question|"@type"\s*:\s*"Question"|itemtype="[^"]*Comment/.test(html) && !/og:type"?\s+content="article|content="article"\s+property="og:type|"(?:News)?Article"|BlogPosting/.test(html);
+}
+
+/** Elements whose text is no part of an article body: navigation, page furniture, controls, titles, links. */
+const NOT_PROSE = /^(?:NAV|HEADER|FOOTER|ASIDE|SCRIPT|STYLE|NOSCRIPT|TEMPLATE|SVG|SELECT|OPTION|TEXTAREA|BUTTON|LABEL|H1|H2|H3|H4|H5|H6|A|IFRAME|OBJECT)$/;
+const NOT_PROSE_ROLE = /^(?:navigation|banner|contentinfo|search|menu|menubar|dialog)$/;
+/** Elements a paragraph's text runs through on its way to the block that holds it. */
+const INLINE = /^(?:P|SPAN|B|STRONG|I|EM|U|S|SMALL|BIG|SUB|SUP|MARK|CODE|KBD|Q|CITE|ABBR|TIME|FONT|DEL|INS|DFN|VAR|SAMP|BDI|BDO|DATA|BR|WBR)$/;
+
+/** A reply by its schema.org markup (itemtype Comment or Answer, itemprop comment). */
+const COMMENT_MARKUP = /schema\.org\/(?:Comment|Answer)\b|(?:^|\s)comment(?:\s|$)/i;
+/** The comment form and its parts ("respond", "comment-form"): no replies in them. */
+const FORM_NAME = /form|respond/i;
+
+/** Replies or a box of them: named as comments (not the comment form), or marked up as a comment or an answer. */
+function isReplies(element: DomElement): boolean {
+  if (COMMENT_MARKUP.test(`${element.getAttribute('itemtype') ?? ''} ${element.getAttribute('itemprop') ?? ''}`)) return true;
+  return namedComments(element) && !FORM_NAME.test(`${element.getAttribute('id') ?? ''} ${element.getAttribute('class') ?? ''}`);
+}
+
+/** An article body by its markup: schema.org's articleBody, the hAtom microformat's entry-content (blogs). */
+const DECLARED_BODY = '[itemprop="articleBody"], .entry-content';
+/** An article body holds at least this much prose (non-link text in paragraphs) in one block and its parent. */
+export const ARTICLE_BODY = 500;
+/** A comment section may be the page's content from this many reply elements. */
+const MIN_POSTS = 3;
+
+export interface ThreadSignals {
+  /** Comment elements (named so, or marked up as one), nested ones included: the comment list, each comment, its body... */
+  posts: number;
+  /** Text of the outermost comment-named boxes. */
+  commentChars: number;
+  /** Non-link text outside the comment boxes and the page's furniture. */
+  proseChars: number;
+  /** The most prose in one block (with the blocks right inside it) outside the comment boxes: the article body, if any. */
+  bodyChars: number;
+  /** An article body declared outside the comment boxes (schema.org articleBody, the hAtom microformat's entry-content). */
+  declaredBody: boolean;
+}
+
+const collapsed = (node: DomNode) => (node.textContent ?? '').replace(/\s+/g, ' ').trim().length;
+
+/** What tells a thread from an article on a page without discussion markup (see isThreadPage). */
+export function threadSignals(body: DomElement): ThreadSignals {
+  const named = [...body.querySelectorAll('[class], [id], [itemtype], [itemprop]')].filter(isReplies);
+  // Too few to be a discussion: the walk below is spared (most pages).
+  if (named.length < MIN_POSTS) return { posts: named.length, commentChars: 0, proseChars: 0, bodyChars: 0, declaredBody: false };
+  const set = new Set<DomNode>(named);
+  const outermost = named.filter((element) => {
+    for (let parent = element.parentNode; parent && parent !== body; parent = parent.parentNode) if (set.has(parent)) return false;
+    return true;
+  });
+  const boxes = new Set<DomNode>(outermost);
+  const inBox = (element: DomElement) => {
+    for (let node: DomNode | null = element; node && node !== body; node = node.parentNode) if (boxes.has(node)) return true;
+    return false;
+  };
+  const declaredBody = [...body.querySelectorAll(DECLARED_BODY)].some((element) => !inBox(element));
+  const commentChars = outermost.reduce((sum, element) => sum + collapsed(element), 0);
+
+  // Prose outside the boxes, by the block that holds it (a paragraph's text counts for the block around
+  // the paragraph, and for that block's parent, so an article split into one wrapper per paragraph still adds up).
+  const pooled = new Map<DomNode, number>();
+  let proseChars = 0;
+  const stack: Array<[DomNode, DomNode]> = [[body, body]];
+  while (stack.length) {
+    const [node, block] = stack.pop()!;
+    if (node.nodeType === 3) {
+      const length = (node.textContent ?? '').replace(/\s+/g, ' ').trim().length;
+      if (!length) continue;
+      proseChars += length;
+      pooled.set(block, (pooled.get(block) ?? 0) + length);
+      const parent = block.parentNode;
+      if (parent && block !== body) pooled.set(parent, (pooled.get(parent) ?? 0) + length);
+      continue;
+    }
+    if (node.nodeType !== 1 || boxes.has(node)) continue;
+    const element = node as DomElement;
+    if (NOT_PROSE.test(element.nodeName) || NOT_PROSE_ROLE.test(element.getAttribute('role') ?? '') || element.hasAttribute('hidden')) continue;
+    const inner = node === body || !INLINE.test(element.nodeName) ? node : block;
+    for (const child of element.childNodes) stack.push([child, inner]);
+  }
+  const bodyChars = Math.max(0, ...pooled.values());
+  return { posts: named.length, commentChars, proseChars, bodyChars, declaredBody };
+}
+
+/**
+ * A page whose content is a discussion, told by its structure when it carries no markup of one: it
+ * has a comment section (several reply elements) holding more text than the rest of the page, and no
+ * article body outside it: none declared (articleBody, entry-content) and no block of ARTICLE_BODY
+ * characters of prose. An article with
+ * comments below it has its body outside the comments, however long they are.
+ */
+export function isThreadPage(body: DomElement): boolean {
+  const { posts, commentChars, proseChars, bodyChars, declaredBody } = threadSignals(body);
+  return posts >= MIN_POSTS && commentChars > proseChars && bodyChars < ARTICLE_BODY && !declaredBody;
+}
+
+/** A discussion page, by its markup or by its structure: its replies are its content. */
+export function isDiscussionPage(html: string, body: DomElement | null): boolean {
+  return hasDiscussionMarkup(html) || (body !== null && isThreadPage(body));
+}

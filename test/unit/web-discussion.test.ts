@@ -1,0 +1,118 @@
+/**
+ * Main text of discussion pages and of short posts beside a headline widget, through the whole
+ * extraction (Readability and the cleaning): a thread without any discussion markup keeps its
+ * replies, an article with a long comment section still loses it, a thread sent inside <noscript>
+ * (Discourse) is read, and a widget of headlines does not win over a two-sentence post.
+ */
+import { describe, expect, it } from 'vitest';
+import { extractPage } from '../../src/web/extract.js';
+import { parseDocument, type DomElement } from '../../src/web/dom.js';
+import { isThreadPage } from '../../src/web/discussion.js';
+import { isNavigationLike, removeNavigationBlocks } from '../../src/web/navigation.js';
+
+const mainText = (html: string, url = 'https://site.example/page') => extractPage(html, { url, format: 'text', onlyMainContent: true }).content;
+const bodyOf = (html: string) => parseDocument(html).body as DomElement;
+
+const REPLIES = [
+  'The north wall was rebuilt in 1954 with stone from the old quarry near the lighthouse, and it has held since.',
+  'My grandfather worked on that repair; he said the granite blocks were hauled up from the beach by a team of horses.',
+  'Is the quarry still open? I walked past it last summer and the gate was chained, with a sign about falling rocks.',
+  'It closed in 1971. The council bought the land and it is a nature reserve now, mostly nesting seabirds in spring.',
+  'There is a photo of the 1953 breach in the museum at Kirkwall, with the lifeboat crew standing in the gap.',
+  'The breach was forty feet wide at high water, according to the harbour master’s log that the museum keeps.',
+];
+
+/** A comment page in the manner of a link aggregator: a table layout, no discussion markup, each reply a "comment". */
+function aggregatorThread(replies: string[]): string {
+  const rows = replies
+    .map(
+      (text, i) =>
+        `<tr class="athing comtr" id="${100 + i}"><td><table><tr><td class="ind" indent="${i % 2}"></td><td class="default"><div><span class="comhead"><a href="/user?id=u${i}" class="hnuser">reader${i}</a> <span class="age"><a href="/item?id=${100 + i}">3 hours ago</a></span></span></div><div class="comment"><div class="commtext c00">${text}</div><div class="reply"><p><a href="/reply?id=${100 + i}">reply</a></p></div></div></td></tr></table></td></tr>`,
+    )
+    .join('');
+  return `<html><head><title>The harbour wall of 1820 | Links</title></head><body><center><table id="main"><tr><td><table><tr><td><span class="pagetop"><b><a href="/news">Links</a></b> <a href="/newest">new</a> | <a href="/past">past</a> | <a href="/comments">comments</a> | <a href="/ask">ask</a></span></td></tr></table></td></tr><tr><td><table class="fatitem"><tr class="athing submission"><td class="title"><span class="titleline"><a href="https://history.example/wall">The harbour wall of 1820 and the gale that broke it</a></span></td></tr><tr><td class="subtext"><span class="score">212 points</span> by <a href="/user?id=op">op</a> <span class="age"><a href="/item?id=99">5 hours ago</a></span> | <a href="/item?id=99">${replies.length} comments</a></td></tr></table><br><table class="comment-tree">${rows}</table></td></tr></table></center></body></html>`;
+}
+
+const ARTICLE_PARAGRAPHS = [
+  'The harbour wall, built in 1820 from granite quarried on the island, held through every winter storm until the great gale of 1953 broke it in two places.',
+  'Engineers from the mainland arrived a week later and found the foundations sound; it was the upper courses, laid in a hurry in the last summer of the works, that had given way.',
+  'The repair took two summers and most of the island’s men, and the cost was met in the end by a fund raised in the fishing ports of the north.',
+  'Today the wall carries a walkway and a plaque naming the men who rebuilt it, and the lifeboat station at its end is the busiest on the coast.',
+];
+
+describe('discussion pages without discussion markup keep their replies', () => {
+  it('a comment page whose content is its replies (a title link, a points line, "comment" boxes) keeps them', () => {
+    const html = aggregatorThread(REPLIES);
+    expect(isThreadPage(bodyOf(html))).toBe(true);
+    const text = mainText(html);
+    for (const reply of REPLIES) expect(text).toContain(reply);
+  });
+
+  it('a news article with a longer comment section below it still drops the comments', () => {
+    const comments = [...REPLIES, ...REPLIES, ...REPLIES]
+      .map((text, i) => `<li class="comment" id="comment-${i}"><article class="comment-body"><footer class="comment-meta"><b class="fn">reader${i}</b> <time>June ${i + 1}, 2019</time></footer><div class="comment-content"><p>${text}</p></div><div class="reply"><a href="#respond">Reply</a></div></article></li>`)
+      .join('');
+    const html = `<html><head><title>The harbour wall</title></head><body><header><nav><a href="/">Home</a> <a href="/news">News</a></nav></header><main><article class="post"><h1>The harbour wall</h1><div class="entry-content">${ARTICLE_PARAGRAPHS.map((p) => `<p>${p}</p>`).join('')}</div></article><div id="comments" class="comments-area"><h2 class="comments-title">18 thoughts on “The harbour wall”</h2><ol class="comment-list">${comments}</ol></div></main><footer><p>© The Island Paper</p></footer></body></html>`;
+    expect(isThreadPage(bodyOf(html))).toBe(false);
+    const text = mainText(html);
+    for (const paragraph of ARTICLE_PARAGRAPHS) expect(text).toContain(paragraph);
+    for (const reply of REPLIES) expect(text).not.toContain(reply);
+  });
+
+  it('a short blog post with a declared body (entry-content) and many comments is still an article', () => {
+    const comments = [...REPLIES, ...REPLIES].map((text, i) => `<li class="comment" id="comment-${i}"><div class="comment-author">reader${i}</div><p>${text}</p></li>`).join('');
+    const post = 'Our open thread is a place to ask us anything about the harbour trust; we answer within the week.';
+    const html = `<html><body><article class="post hentry"><h1>Open thread</h1><div class="entry-content"><p>${post}</p></div></article><div id="comments"><ol class="comment-list">${comments}</ol></div></body></html>`;
+    expect(isThreadPage(bodyOf(html))).toBe(false);
+    const withoutDeclaredBody = html.replace('entry-content', 'text');
+    expect(isThreadPage(bodyOf(withoutDeclaredBody))).toBe(true);
+  });
+
+  it('a short comment section beside a page with little text is not a thread (too few posts)', () => {
+    const html = aggregatorThread(REPLIES.slice(0, 1));
+    expect(isThreadPage(bodyOf(html))).toBe(false);
+  });
+});
+
+describe('a thread sent inside <noscript> (an app shell outside it)', () => {
+  it('is read as the content of the page when it holds more text than the rest of the body', () => {
+    const posts = REPLIES.map((text, i) => `<div id="post_${i + 1}" class="topic-body crawler-post"><div class="crawler-post-meta"><span class="creator"><a href="/u/u${i}">reader${i}</a></span> <time class="post-time">June ${i + 1}, 2024</time></div><div class="post"><p>${text}</p></div></div>`).join('');
+    const html = `<html><head><title>The harbour wall - Island Forum</title></head><body><section id="main"></section><div id="app-shell"><a href="/">Island Forum</a> <a href="/latest">Latest</a></div><noscript data-path="/t/the-harbour-wall/42"><header><a href="/">Island Forum</a></header><div id="main-outlet" class="wrap" role="main"><h1>The harbour wall</h1>${posts}</div><footer><a href="/tos">Terms</a></footer></noscript><noscript><img src="/pixel.gif"></noscript></body></html>`;
+    const text = mainText(html);
+    for (const reply of REPLIES) expect(text).toContain(reply);
+  });
+
+  it('a <noscript> notice beside a page with its text outside stays out', () => {
+    const html = `<html><body><article><h1>The wall</h1>${ARTICLE_PARAGRAPHS.map((p) => `<p>${p}</p>`).join('')}</article><noscript><p>This site works best with JavaScript turned on. Please enable it in your browser settings to see comments, maps, and the photo gallery of the harbour and its lifeboat station.</p></noscript></body></html>`;
+    const text = mainText(html);
+    expect(text).toContain(ARTICLE_PARAGRAPHS[3]);
+    expect(text).not.toContain('enable it in your browser');
+  });
+});
+
+const HEADLINES = Array.from({ length: 20 }, (_, i) => `Island news ${i + 1}: ferry timetable and harbour dues`);
+const POST = 'The harbour wall reopens to walkers on Saturday after the winter repairs. The lifeboat station at its end will be open to visitors from ten until four.';
+
+describe('a widget of headlines does not win over a short post', () => {
+  it('a block of many short links is navigation-like; a post with a link in it is not', () => {
+    const widget = bodyOf(`<html><body><div id="w"><h3>Latest</h3>${HEADLINES.map((h, i) => `<div class="headline"><a href="/n/${i}">${h}</a></div>`).join('')}</div></body></html>`);
+    expect(isNavigationLike(widget.querySelector('#w') as DomElement)).toBe(true);
+    const post = bodyOf(`<html><body><div id="p"><p>${POST} <a href="/wall">More on the wall</a>.</p></div></body></html>`);
+    expect(isNavigationLike(post.querySelector('#p') as DomElement)).toBe(false);
+  });
+
+  it('removing navigation blocks keeps a post that shares a wrapper with the widget', () => {
+    const body = bodyOf(`<html><body><div id="wrap"><div class="post"><p>${POST}</p></div><div class="widget"><h3>Latest</h3><ul>${HEADLINES.map((h, i) => `<li><a href="/n/${i}">${h}</a></li>`).join('')}</ul></div></div></body></html>`);
+    removeNavigationBlocks(body);
+    expect(body.textContent).toContain(POST);
+    expect(body.textContent).not.toContain(HEADLINES[5]);
+  });
+
+  it('a two-sentence post beside a widget of 20 headlines: the post is the main text, not the headlines', () => {
+    const widget = `<div class="sidebar-box"><h3>Latest from the island</h3>${HEADLINES.map((h, i) => `<div class="headline"><a href="/n/${i}">${h}</a> <span>${i + 2} hours ago, Kirkwall</span></div>`).join('')}</div>`;
+    const html = `<html><head><title>Wall reopens</title></head><body><div class="layout"><div class="content"><h1>Wall reopens</h1><div class="entry"><p>${POST}</p></div></div>${widget}</div></body></html>`;
+    const text = mainText(html);
+    expect(text).toContain(POST);
+    expect(text).not.toContain(HEADLINES[10]);
+  });
+});
