@@ -3,7 +3,8 @@
  * has tables of its own so a charge is one small transaction that never rewrites an account record.
  */
 import type { CreditLedger, HeldReservation, ReserveRequest, SettleRequest } from './ledger.js';
-import { SqliteFile, type Db } from './sqlite.js';
+import { SqliteFile } from './sqlite.js';
+import type { Db, Row, SqlValue, SqliteEngine } from './sqlite-db.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT);
@@ -12,28 +13,13 @@ CREATE TABLE IF NOT EXISTS usage (account TEXT PRIMARY KEY, period TEXT NOT NULL
 CREATE TABLE IF NOT EXISTS reservations (id TEXT PRIMARY KEY, account TEXT NOT NULL, period TEXT NOT NULL, amount INTEGER NOT NULL, owner TEXT NOT NULL);
 `;
 
-interface Row {
-  [column: string]: unknown;
-}
-
-/** Prepared statements, reused: preparing costs more than running these small queries. */
+/** The statements run through the connection's cache of prepared statements (sqlite-db.ts). */
 class Statements {
-  private readonly cache = new Map<string, ReturnType<Db['prepare']>>();
-  all(db: Db, sql: string, values: (string | number | null)[] = []): Row[] {
-    let statement = this.cache.get(sql);
-    if (!statement || statement.isFinalized) {
-      statement = db.prepare(sql);
-      this.cache.set(sql, statement);
-    }
-    // all() steps to the end, so the statement never keeps the file locked.
-    return statement.all(values) as Row[];
+  all(db: Db, sql: string, values: SqlValue[] = []): Row[] {
+    return db.all(sql, values);
   }
-  run(db: Db, sql: string, values: (string | number | null)[] = []): void {
-    this.all(db, sql, values);
-  }
-  finalize(): void {
-    for (const statement of this.cache.values()) if (!statement.isFinalized) statement.finalize();
-    this.cache.clear();
+  run(db: Db, sql: string, values: SqlValue[] = []): void {
+    db.run(sql, values);
   }
 }
 
@@ -46,8 +32,8 @@ export class SqliteStore {
     this.ledger = new SqliteLedger(file, this.sql, (db, key) => this.read(db, key));
   }
 
-  static async open(path: string): Promise<SqliteStore> {
-    const store = new SqliteStore(await SqliteFile.open(path, SCHEMA));
+  static async open(path: string, engine: SqliteEngine): Promise<SqliteStore> {
+    const store = new SqliteStore(await SqliteFile.open(path, SCHEMA, engine));
     await store.file.transaction((db) => importKeyvTable(db));
     return store;
   }
@@ -64,26 +50,8 @@ export class SqliteStore {
     return this.file.transaction((db) => this.write(db, key, value, ttlMs));
   }
 
-  /** Reads `key`, then the key its value names, in one transaction (an index, then its record). */
-  getThrough(key: string, next: (value: string) => string): Promise<string | undefined> {
-    return this.file.transaction((db) => {
-      const first = this.read(db, key);
-      return first === undefined ? undefined : this.read(db, next(first));
-    });
-  }
-
   delete(key: string): Promise<void> {
     return this.file.transaction((db) => this.sql.run(db, 'DELETE FROM kv WHERE key = ?', [key]));
-  }
-
-  /** Read, change and write one key inside one transaction: atomic across processes. */
-  updateSync<R>(key: string, change: (current: string | undefined) => { value: string | undefined; result: R }): Promise<R> {
-    return this.file.transaction((db) => {
-      const { value, result } = change(this.read(db, key));
-      if (value === undefined) this.sql.run(db, 'DELETE FROM kv WHERE key = ?', [key]);
-      else this.write(db, key, value, this.ttlOf(db, key));
-      return result;
-    });
   }
 
   /** Writes `next` only if the key still holds `expected` (compare-and-swap); false when it changed. */
@@ -97,15 +65,16 @@ export class SqliteStore {
   }
 
   async close(): Promise<void> {
-    await this.file.transaction(() => this.sql.finalize());
     await this.file.close();
   }
 
+  /** Reads `key`, and `guess` (the key its value is expected to name) in the same transaction. */
+  getPair(key: string, guess?: string): Promise<[string | undefined, string | undefined]> {
+    return this.file.transaction((db) => [this.read(db, key), guess === undefined ? undefined : this.read(db, guess)]);
+  }
+
   private read(db: Db, key: string): string | undefined {
-    const [row] = this.sql.all(db, 'SELECT value, expires FROM kv WHERE key = ?', [key]);
-    if (!row) return undefined;
-    if (typeof row.expires === 'number' && row.expires <= Date.now()) return undefined;
-    return row.value as string;
+    return readKey(db, key);
   }
 
   /** The time left on a key, so an update keeps the expiry it was stored with. */
@@ -121,6 +90,29 @@ export class SqliteStore {
       ttlMs ? Date.now() + ttlMs : null,
     ]);
   }
+}
+
+/** A value by key, unless expired. Also used by the read connection of the node engine (sqlite-thread.ts). */
+export function readKey(db: Db, key: string): string | undefined {
+  const [row] = db.all('SELECT value, expires FROM kv WHERE key = ?', [key]);
+  if (!row) return undefined;
+  if (typeof row.expires === 'number' && row.expires <= Date.now()) return undefined;
+  return row.value as string;
+}
+
+/** An account's usage in `period` (0 for an older one). */
+export function readUsed(db: Db, account: string, period: string): number {
+  const [row] = db.all('SELECT period, used FROM usage WHERE account = ?', [account]);
+  return row && row.period === period ? (row.used as number) : 0;
+}
+
+export function readReservations(db: Db): HeldReservation[] {
+  return db.all('SELECT id, account, owner, amount FROM reservations').map((row) => ({
+    id: row.id as string,
+    account: row.account as string,
+    owner: row.owner as string,
+    amount: row.amount as number,
+  }));
 }
 
 /**
@@ -158,7 +150,7 @@ class SqliteLedger implements CreditLedger {
     private readonly read: (db: Db, key: string) => string | undefined,
   ) {}
 
-  /** Lazy (sqlite.ts): the caller waits for its commit, which it shares with the other charges of a few milliseconds. */
+  /** The caller waits for its commit, which it shares with everything queued meanwhile (sqlite.ts). */
   reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number; record?: string }> {
     return this.file.transaction((db) => {
       const record = this.read(db, request.recordKey);
@@ -174,10 +166,10 @@ class SqliteLedger implements CreditLedger {
         [request.reservationId, request.account, request.period, request.amount, request.owner],
       );
       return { ok: true, used: used + request.amount, record };
-    }, { lazy: true });
+    });
   }
 
-  settle(request: SettleRequest, options: { lazy?: boolean } = {}): Promise<{ charged: number; used: number; found: boolean; record?: string }> {
+  settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string }> {
     return this.file.transaction((db) => {
       const record = this.read(db, request.recordKey);
       const used = this.usedIn(db, request.account, request.period);
@@ -193,11 +185,11 @@ class SqliteLedger implements CreditLedger {
       const next = Math.max(0, used + delta);
       this.setUsed(db, request.account, request.period, next);
       return { charged: amount + delta, used: next, found: true, record };
-    }, options);
+    });
   }
 
   keep(reservationId: string): Promise<void> {
-    return this.file.transaction((db) => this.sql.run(db, 'DELETE FROM reservations WHERE id = ?', [reservationId]), { lazy: true });
+    return this.file.transaction((db) => this.sql.run(db, 'DELETE FROM reservations WHERE id = ?', [reservationId]));
   }
 
   usage(ref: { account: string; recordKey: string }, period: string): Promise<{ used: number; record?: string }> {
@@ -205,14 +197,7 @@ class SqliteLedger implements CreditLedger {
   }
 
   reservations(): Promise<HeldReservation[]> {
-    return this.file.transaction((db) =>
-      this.sql.all(db, 'SELECT id, account, owner, amount FROM reservations').map((row) => ({
-        id: row.id as string,
-        account: row.account as string,
-        owner: row.owner as string,
-        amount: row.amount as number,
-      })),
-    );
+    return this.file.transaction((db) => readReservations(db));
   }
 
   adopt(reservationId: string, owner: string): Promise<boolean> {
@@ -224,8 +209,7 @@ class SqliteLedger implements CreditLedger {
   }
 
   private usedIn(db: Db, account: string, period: string): number {
-    const [row] = this.sql.all(db, 'SELECT period, used FROM usage WHERE account = ?', [account]);
-    return row && row.period === period ? (row.used as number) : 0;
+    return readUsed(db, account, period);
   }
 
   private setUsed(db: Db, account: string, period: string, used: number): void {
