@@ -77,11 +77,13 @@ export class SqliteFile {
     let db: Db;
     try {
       db = openDb(file, engine);
-      // Every commit on the disk before its caller hears of it (the ledger's promise).
-      db.exec('PRAGMA synchronous=FULL');
+      // Every commit on the disk before its caller hears of it (the ledger's promise). The pragma
+      // reads the schema, so it waits for the lock like a transaction does.
+      const opened = db;
+      await retryBusy(file, () => opened.exec('PRAGMA synchronous=FULL'));
       // WAL: one fsync a commit, and readers that never wait for the writer. It needs the file's
       // lock for a moment, which another process may hold.
-      if (engine === 'node') await retryBusy(file, () => db.exec('PRAGMA journal_mode=WAL'));
+      if (engine === 'node') await retryBusy(file, () => opened.exec('PRAGMA journal_mode=WAL'));
     } catch (error) {
       throw error instanceof StoreFileError ? error : new StoreFileError(file, (error as Error).message);
     }
