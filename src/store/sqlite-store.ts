@@ -3,7 +3,7 @@
  * has tables of its own so a charge is one small transaction that never rewrites an account record.
  */
 import type { CreditLedger, HeldReservation, ReserveRequest, SettleRequest } from './ledger.js';
-import { SqliteFile } from './sqlite.js';
+import { SqliteFile, StoreFileError } from './sqlite.js';
 import type { Db, Row, SqlValue, SqliteEngine } from './sqlite-db.js';
 
 const SCHEMA = `
@@ -43,7 +43,7 @@ export class SqliteStore {
   }
 
   get(key: string): Promise<string | undefined> {
-    return this.file.transaction((db) => this.read(db, key));
+    return this.file.transaction((db) => this.read(db, key), { early: true });
   }
 
   set(key: string, value: string, ttlMs?: number): Promise<void> {
@@ -70,7 +70,7 @@ export class SqliteStore {
 
   /** Reads `key`, and `guess` (the key its value is expected to name) in the same transaction. */
   getPair(key: string, guess?: string): Promise<[string | undefined, string | undefined]> {
-    return this.file.transaction((db) => [this.read(db, key), guess === undefined ? undefined : this.read(db, guess)]);
+    return this.file.transaction((db) => [this.read(db, key), guess === undefined ? undefined : this.read(db, guess)], { early: true });
   }
 
   private read(db: Db, key: string): string | undefined {
@@ -150,8 +150,19 @@ class SqliteLedger implements CreditLedger {
     private readonly read: (db: Db, key: string) => string | undefined,
   ) {}
 
-  /** The caller waits for its commit, which it shares with everything queued meanwhile (sqlite.ts). */
+  /** Reservations answered before their commit whose commit then failed: their keep or settle fails. */
+  private readonly lost = new Set<string>();
+
+  /**
+   * Answered before its commit (sqlite.ts, EarlyAnswer): the batch holds the file's lock until the
+   * commit, so no process can spend the same credits meanwhile, and the call replies only after its
+   * keep or settle, a later commit. Should this commit fail, that keep or settle fails: no reply uncharged.
+   */
   reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number; record?: string }> {
+    const lost = () => {
+      if (this.lost.size >= 10_000) this.lost.clear();
+      this.lost.add(request.reservationId);
+    };
     return this.file.transaction((db) => {
       const record = this.read(db, request.recordKey);
       const used = this.usedIn(db, request.account, request.period);
@@ -166,11 +177,16 @@ class SqliteLedger implements CreditLedger {
         [request.reservationId, request.account, request.period, request.amount, request.owner],
       );
       return { ok: true, used: used + request.amount, record };
-    });
+    }, { early: true, lost });
+  }
+
+  private checkNotLost(reservationId: string): void {
+    if (this.lost.has(reservationId)) throw new StoreFileError(this.file.file, 'the reservation of this call was not saved');
   }
 
   settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string }> {
     return this.file.transaction((db) => {
+      this.checkNotLost(request.reservationId);
       const record = this.read(db, request.recordKey);
       const used = this.usedIn(db, request.account, request.period);
       const [held] = this.sql.all(db, 'SELECT period, amount FROM reservations WHERE id = ?', [request.reservationId]);
@@ -189,15 +205,18 @@ class SqliteLedger implements CreditLedger {
   }
 
   keep(reservationId: string): Promise<void> {
-    return this.file.transaction((db) => this.sql.run(db, 'DELETE FROM reservations WHERE id = ?', [reservationId]));
+    return this.file.transaction((db) => {
+      this.checkNotLost(reservationId);
+      this.sql.run(db, 'DELETE FROM reservations WHERE id = ?', [reservationId]);
+    });
   }
 
   usage(ref: { account: string; recordKey: string }, period: string): Promise<{ used: number; record?: string }> {
-    return this.file.transaction((db) => ({ used: this.usedIn(db, ref.account, period), record: this.read(db, ref.recordKey) }));
+    return this.file.transaction((db) => ({ used: this.usedIn(db, ref.account, period), record: this.read(db, ref.recordKey) }), { early: true });
   }
 
   reservations(): Promise<HeldReservation[]> {
-    return this.file.transaction((db) => readReservations(db));
+    return this.file.transaction((db) => readReservations(db), { early: true });
   }
 
   adopt(reservationId: string, owner: string): Promise<boolean> {

@@ -25,7 +25,18 @@ const STALE_LOCK_MS = 10_000;
 /** How long a caller waits for the lock before the store is reported unavailable. */
 const BUSY_GIVE_UP_MS = 30_000;
 
-interface Queued {
+/**
+ * `early`: answered as soon as it has run, before its COMMIT (the batch still holds the file's lock,
+ * so no other process sees or changes the state it read until the commit). For reads, and for steps
+ * whose caller replies to nobody before a later, durable step: should the commit fail, `lost` is
+ * called (a reserve's later keep then fails instead of replying uncharged).
+ */
+export interface EarlyAnswer {
+  early?: boolean;
+  lost?: () => void;
+}
+
+interface Queued extends EarlyAnswer {
   work: (db: Db) => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -112,10 +123,10 @@ export class SqliteFile {
    * Runs `work` inside a transaction, grouped with everything else queued until the file is free:
    * while one commit waits for the disk, the next batch gathers. Work runs in the order it was queued.
    */
-  transaction<T>(work: (db: Db) => T): Promise<T> {
+  transaction<T>(work: (db: Db) => T, options: EarlyAnswer = {}): Promise<T> {
     if (this.closed) return Promise.reject(new StoreFileError(this.file, 'the store is closed'));
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject, ...options });
       if (!this.flushing) {
         this.flushing = true;
         setImmediate(() => void this.flush());
@@ -141,15 +152,23 @@ export class SqliteFile {
           continue;
         }
         const outcomes = batch.map((item) => this.runOne(item));
+        const early = batch.filter((item, i) => item.early && outcomes[i]!.ok);
+        if (early.length > 0) {
+          batch.forEach((item, i) => item.early && outcomes[i]!.ok && item.resolve((outcomes[i] as { value: unknown }).value));
+          // The answers leave this thread now, while the commit below waits for the disk.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
         try {
           this.db.exec('COMMIT');
         } catch (error) {
           this.rollback();
           const failure = new StoreFileError(this.file, `a write failed (${(error as Error).message})`);
-          for (const item of batch) item.reject(failure);
+          for (const item of batch) if (!early.includes(item)) item.reject(failure);
+          for (const item of early) item.lost?.();
           continue;
         }
         batch.forEach((item, i) => {
+          if (early.includes(item)) return;
           const outcome = outcomes[i]!;
           if (outcome.ok) item.resolve(outcome.value);
           else item.reject(outcome.error);
