@@ -177,7 +177,8 @@ class SqliteLedger implements CreditLedger {
         [request.reservationId, request.account, request.period, request.amount, request.owner],
       );
       return { ok: true, used: used + request.amount, record };
-    }, { early: true, lost });
+      // Not on the node engine: its reads run on another connection, which must see the reservation once reserve() returns.
+    }, { early: this.file.engine === 'wasm', lost });
   }
 
   private checkNotLost(reservationId: string): void {
