@@ -8,6 +8,7 @@ import { benchCli, benchFirstStart } from './cli.js';
 import { benchDocuments } from './documents.js';
 import { benchHealthz } from './healthz.js';
 import { benchStoreRedis } from './store-redis.js';
+import { benchTranscriptSearch } from './transcript-search.js';
 
 await benchGate();
 await benchHealthz();
@@ -19,3 +20,4 @@ await benchScale();
 await benchCli();
 await benchFirstStart();
 await benchDocuments();
+await benchTranscriptSearch();

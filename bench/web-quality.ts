@@ -7,9 +7,16 @@
  * weigh no more than short ones; precision and recall averaged over pages; F1 of the two averages).
  * `markdown words` scores markdown with the URLs of its links and images taken out (the words alone).
  *
- * `GLEANER_BENCH_ARTICLES=<dir>` also scores a local copy of such a benchmark: `<dir>/html/<id>.html(.gz)`
- * and `<dir>/ground-truth.json` ({ id: { articleBody } }), e.g. scrapinghub/article-extraction-benchmark
- * (not part of this repository).
+ * Public sets are scored from a local copy given on the command line (none of their data is in this
+ * repository; docs/web-extraction.md says where each comes from):
+ *   npx tsx bench/web-quality.ts [--articles <dir>]... [--snippets <dir>]... [--pages <out.json>] [--no-fixtures]
+ * `--articles`: `<dir>/html/<id>.html(.gz)` and `<dir>/ground-truth.json` ({ id: { articleBody, type? } }),
+ * e.g. scrapinghub/article-extraction-benchmark; scored with the shingle metric, and by `type` when given.
+ * `--every <n>`: only every n-th page of each public set (by id order), for a quicker run on a busy machine.
+ * `--snippets`: trafilatura's evaluation set, `<dir>/evaldata.json` ({ url: { file, with, without } }) and
+ * `<dir>/eval/<file>`: sentences that must and must not be in the main text (precision, recall, F1 of
+ * those sentences found). `--pages` writes each page's per-format F1, to compare two runs page by page.
+ * `GLEANER_BENCH_ARTICLES=<dir>` is the same as one `--articles <dir>`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -65,6 +72,8 @@ interface Page {
   id: string;
   html: string;
   expected: string;
+  /** The page's kind in the set (article, forum, product...), when the set says. */
+  type?: string;
 }
 
 function fixturePages(): Page[] {
@@ -79,46 +88,124 @@ function fixturePages(): Page[] {
     }));
 }
 
+function readHtml(file: string): string {
+  const bytes = fs.readFileSync(file);
+  return (file.endsWith('.gz') ? zlib.gunzipSync(bytes) : bytes).toString('utf8');
+}
+
 function benchmarkPages(dir: string): Page[] {
-  const truth = JSON.parse(fs.readFileSync(path.join(dir, 'ground-truth.json'), 'utf8')) as Record<string, { articleBody?: string; url?: string }>;
+  const truth = JSON.parse(fs.readFileSync(path.join(dir, 'ground-truth.json'), 'utf8')) as Record<string, { articleBody?: string; type?: string }>;
   return Object.entries(truth).map(([id, entry]) => {
     const file = ['.html.gz', '.html'].map((ext) => path.join(dir, 'html', `${id}${ext}`)).find((f) => fs.existsSync(f));
     if (!file) throw new Error(`no html for ${id} in ${dir}/html`);
-    const bytes = fs.readFileSync(file);
-    return { id, html: (file.endsWith('.gz') ? zlib.gunzipSync(bytes) : bytes).toString('utf8'), expected: entry.articleBody ?? '' };
+    return { id, html: readHtml(file), expected: entry.articleBody ?? '', type: entry.type };
   });
 }
 
 const withoutUrls = (markdown: string) => markdown.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1');
 
-export function scorePages(pages: Page[]): Record<string, Score> {
-  const counts: Record<string, Counts[]> = { text: [], markdown: [], 'markdown words': [], html: [] };
+/** The formats scored: the text, markdown with its URLs (what a model reads), and markdown's words alone. */
+const SCORED = ['text', 'markdown', 'markdown words'] as const;
+type Scored = (typeof SCORED)[number];
+
+/** One page's outputs in the scored formats (main content). */
+function outputs(page: { id: string; html: string }): Record<Scored, string> {
+  const run = (format: ContentFormat) => extractPage(page.html, { url: `https://example.com/${page.id}`, format, onlyMainContent: true }).content;
+  const markdown = run('markdown');
+  return { text: run('text'), markdown, 'markdown words': withoutUrls(markdown) };
+}
+
+/** Per-page F1 by format, for `--pages`. */
+type PageScores = Record<string, Record<string, number>>;
+
+const f1Of = ([tp, fp, fn]: Counts) => (tp === 0 ? 0 : (2 * tp) / (2 * tp + fp + fn));
+
+export function scorePages(pages: Page[], perPage?: PageScores): Record<string, Score> {
+  const counts: Record<string, Counts[]> = {};
+  const add = (key: string, value: Counts) => (counts[key] ??= []).push(value);
   for (const page of pages) {
-    for (const format of ['text', 'markdown', 'html'] as ContentFormat[]) {
-      const { content } = extractPage(page.html, { url: `https://example.com/${page.id}`, format, onlyMainContent: true });
-      const words = format === 'html' ? htmlToText(content) : content;
-      counts[format].push(matchCounts(page.expected, words));
-      if (format === 'markdown') counts['markdown words'].push(matchCounts(page.expected, withoutUrls(content)));
+    const out = outputs(page);
+    for (const format of SCORED) {
+      const c = matchCounts(page.expected, out[format]);
+      add(format, c);
+      if (page.type) add(`${format} [${page.type}]`, c);
+      if (perPage) (perPage[page.id] ??= {})[format] = f1Of(c);
     }
   }
-  return Object.fromEntries(Object.entries(counts).map(([format, list]) => [format, score(list)]));
+  return Object.fromEntries(Object.entries(counts).map(([format, list]) => [`${format} (${list.length})`, score(list)]));
+}
+
+interface SnippetPage {
+  id: string;
+  html: string;
+  with: string[];
+  without: string[];
+}
+
+function snippetPages(dir: string): SnippetPage[] {
+  const data = JSON.parse(fs.readFileSync(path.join(dir, 'evaldata.json'), 'utf8')) as Record<string, { file: string; with?: string[]; without?: string[] }>;
+  return Object.values(data)
+    .filter((entry) => fs.existsSync(path.join(dir, 'eval', entry.file)))
+    .map((entry) => ({ id: entry.file, html: readHtml(path.join(dir, 'eval', entry.file)), with: entry.with ?? [], without: entry.without ?? [] }));
+}
+
+/** Words only, so markdown's marks and the spacing of either side do not decide whether a sentence is there. */
+const words = (text: string) => ` ${(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(' ')} `;
+
+/** trafilatura's measure: a "with" sentence found is a true positive, a "without" sentence found a false positive. */
+export function scoreSnippets(pages: SnippetPage[], perPage?: PageScores): Record<string, Score> {
+  const totals: Record<string, [tp: number, fp: number, fn: number]> = {};
+  for (const page of pages) {
+    const out = outputs(page);
+    for (const format of ['text', 'markdown words'] as const) {
+      const found = words(out[format]);
+      const has = (snippet: string) => words(snippet).trim() !== '' && found.includes(words(snippet));
+      const tp = page.with.filter(has).length;
+      const fp = page.without.filter(has).length;
+      const fn = page.with.length - tp;
+      const total = (totals[format] ??= [0, 0, 0]);
+      total[0] += tp;
+      total[1] += fp;
+      total[2] += fn;
+      if (perPage) (perPage[page.id] ??= {})[format] = page.with.length + page.without.length ? (tp + page.without.length - fp) / (page.with.length + page.without.length) : 1;
+    }
+  }
+  return Object.fromEntries(
+    Object.entries(totals).map(([format, [tp, fp, fn]]) => {
+      const precision = tp / Math.max(1, tp + fp);
+      const recall = tp / Math.max(1, tp + fn);
+      return [`${format} (${pages.length})`, { precision, recall, f1: (2 * precision * recall) / (precision + recall || 1) }];
+    }),
+  );
 }
 
 function print(label: string, scores: Record<string, Score>): void {
   console.log(`main text, ${label}:`);
   for (const [format, s] of Object.entries(scores)) {
-    console.log(`  ${format.padEnd(15)} precision ${s.precision.toFixed(3)}  recall ${s.recall.toFixed(3)}  F1 ${s.f1.toFixed(3)}`);
+    console.log(`  ${format.padEnd(30)} precision ${s.precision.toFixed(3)}  recall ${s.recall.toFixed(3)}  F1 ${s.f1.toFixed(3)}`);
   }
 }
 
-export async function benchQuality(): Promise<void> {
-  const fixtures = fixturePages();
-  print(`${fixtures.length} real pages of test/fixtures/web against their expected.html`, scorePages(fixtures));
-  const external = process.env.GLEANER_BENCH_ARTICLES;
-  if (external) {
-    const pages = benchmarkPages(external);
-    print(`${pages.length} pages of ${external}`, scorePages(pages));
+export async function benchQuality(args: string[] = []): Promise<void> {
+  const values = (flag: string) => args.flatMap((arg, i) => (arg === flag && args[i + 1] ? [args[i + 1]] : []));
+  const perPage: Record<string, PageScores> = {};
+  const every = Number(values('--every')[0] ?? 1);
+  const sample = <T extends { id: string }>(pages: T[]) => [...pages].sort((a, b) => (a.id < b.id ? -1 : 1)).filter((_, i) => i % every === 0);
+  if (!args.includes('--no-fixtures')) {
+    const fixtures = fixturePages();
+    print(`${fixtures.length} real pages of test/fixtures/web against their expected.html`, scorePages(fixtures, (perPage.fixtures = {})));
   }
+  const articleSets = [...(process.env.GLEANER_BENCH_ARTICLES ? [process.env.GLEANER_BENCH_ARTICLES] : []), ...values('--articles')];
+  for (const dir of articleSets) {
+    const pages = sample(benchmarkPages(dir));
+    print(`${pages.length} pages of ${dir} (shingle F1)`, scorePages(pages, (perPage[dir] = {})));
+  }
+  for (const dir of values('--snippets')) {
+    const pages = sample(snippetPages(dir));
+    print(`${pages.length} pages of ${dir} (sentences that must and must not be there)`, scoreSnippets(pages, (perPage[dir] = {})));
+  }
+  const out = values('--pages')[0];
+  if (out) fs.writeFileSync(out, JSON.stringify(perPage));
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await benchQuality();
+if (import.meta.url === `file://${process.argv[1]}`) await benchQuality(process.argv.slice(2));

@@ -22,6 +22,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['platforms', 'web', 'ai', 'accounts', 'jobs'],
   ['media'],
   ['sources'],
+  ['watches'],
   ['operations'],
   ['gate'],
   ['app'],

@@ -30,6 +30,8 @@ import { openAiChatModel } from './ai/openai-chat.js';
 import { openAiSpeechToText } from './ai/openai-stt.js';
 import { redactUrl, rememberConfiguredSecrets, rememberSecrets } from './redact.js';
 import { createOAuth, type OAuth } from './accounts/oauth.js';
+import { WatchStore } from './watches/watches.js';
+import { WatchScheduler } from './watches/scheduler.js';
 
 export interface App {
   config: Config;
@@ -39,6 +41,8 @@ export interface App {
   log: Logger;
   /** Gleaner's own OAuth authorization server for /mcp: clients, grants (the console's approved clients) and tokens. */
   oauth: OAuth;
+  /** Checks the watches (started in every process that works jobs). */
+  watchScheduler: WatchScheduler;
   close(): Promise<void>;
 }
 
@@ -135,13 +139,20 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     memoryMb: config.GLEANER_RENDER_MEMORY_MB,
     log,
   });
-  const services: Services = { config, store, accounts, jobs, http, log, chat, stt, renderer };
+  const watches = new WatchStore(store);
+  const services: Services = { config, store, accounts, jobs, http, log, chat, stt, renderer, watches };
   const rate = new RateLimiter({ store, clock: options.clock });
   const operations = options.operations ?? OPERATIONS;
   const gate = new Gate(services, rate, operations);
   await gate.startJobs();
   const courier = new WebhookCourier({ jobs, store, http, log, leaseMs, secret: () => webhookSecret(store, config.GLEANER_WEBHOOK_SECRET) });
   await courier.start();
+  // Every working process checks watches; one at a time holds a given watch's check (watches/scheduler.ts).
+  const scheduler = new WatchScheduler(
+    { watches, store, accounts, http, config, log, stt, chat, secret: () => webhookSecret(store, config.GLEANER_WEBHOOK_SECRET) },
+    { processId: jobs.processId, leaseMs, tickMs: Math.min(5_000, Math.max(100, config.GLEANER_WATCH_MIN_INTERVAL_SECONDS * 250)), concurrency: 2 },
+  );
+  if (options.jobWorker ?? true) scheduler.start();
   const oauth = createOAuth({
     store,
     accounts,
@@ -165,8 +176,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     operations,
     log,
     oauth,
+    watchScheduler: scheduler,
     async close() {
       courier.close();
+      scheduler.close();
       await jobs.close();
       await renderer.close();
       accounts.stop();

@@ -98,7 +98,7 @@ const schema = z.object({
   /** An MCP session unused this long is closed (a key at its cap also closes its least recently used idle one). */
   GLEANER_MCP_SESSION_IDLE_SECONDS: z.coerce.number().int().min(10).max(86_400).default(300),
   /**
-   * Which MCP tools are listed: a comma list of groups (video, youtube, web, analysis, account) and
+   * Which MCP tools are listed: a comma list of groups (video, youtube, web, analysis, account, watch) and
    * tool names; unset or `all` lists every tool. Names are checked against the tools at start-up.
    */
   GLEANER_MCP_TOOLS: z
@@ -113,7 +113,17 @@ const schema = z.object({
   /** How many jobs run at once in this process. */
   GLEANER_JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** How long a process's hold on a job lasts without renewal; a job held longer by a dead process is taken over. */
+  /**
+   * How long every fetched transcript is kept in the store for transcript_search (and watches), so it is
+   * never fetched or charged twice meanwhile; 0: none is kept (docs/transcript-search.md).
+   */
+  GLEANER_KEEP_TRANSCRIPTS_DAYS: z.coerce.number().min(0).max(3650).default(30),
   GLEANER_JOB_LEASE_SECONDS: z.coerce.number().min(0.3).max(3600).default(30),
+  /**
+   * The shortest interval a watch may be checked at (watch_create refuses less). Operator
+   * configuration only: tests lower it to a second; callers cannot.
+   */
+  GLEANER_WATCH_MIN_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   /** Total time one outbound request may take (redirects, retries and body included). */
   GLEANER_HTTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** Largest PDF or Word document read by scrape, crawl and metadata (web pages stay capped at 10 MB). */
@@ -144,6 +154,8 @@ const schema = z.object({
   GLEANER_BROWSER_WS_URL: z.url({ protocol: /^(wss?|https?)$/ }).optional(),
   /** Credits a rendered page costs on top of its usual price (0 makes rendering free). */
   GLEANER_RENDER_CREDITS: z.coerce.number().int().min(0).max(100).default(1),
+  /** How long the text a scrape with changeTracking keeps for its next comparison lives, in days (renewed by each tracked scrape). */
+  GLEANER_CHANGE_TRACKING_DAYS: z.coerce.number().min(0.001).max(365).default(30),
   /** Pages rendered at once by this process (each in its own browser context). */
   GLEANER_RENDER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Longest one page may take in the browser (navigation, scripts, waitFor), in milliseconds. */

@@ -25,6 +25,21 @@ export const PLANS: Record<PlanName, Plan> = {
   Enterprise: { name: 'Enterprise', monthlyCredits: null, ratePerMinute: null, burst: null },
 };
 
+/** Most URLs one batch scrape (web_scrape_batch) may name, by plan: a batch is one request of the rate, so its size is bounded here. */
+export const MAX_BATCH_SCRAPE_URLS = 100;
+export const BATCH_SCRAPE_URLS: Record<PlanName, number> = { Free: 10, Basic: 25, Pro: 50, Mega: 100, Giga: 100, Apex: 100, Enterprise: MAX_BATCH_SCRAPE_URLS };
+
+/** Watches one key may have (active or stopped, until deleted), by plan: see docs/watches.md. */
+export const WATCHES_PER_KEY: Record<PlanName, number> = {
+  Free: 1,
+  Basic: 3,
+  Pro: 10,
+  Mega: 25,
+  Giga: 50,
+  Apex: 100,
+  Enterprise: 500,
+};
+
 /** True when `plan` is at least `required` in the order of PLAN_NAMES. */
 export function planAtLeast(plan: PlanName, required: PlanName): boolean {
   return PLAN_NAMES.indexOf(plan) >= PLAN_NAMES.indexOf(required);

@@ -5,8 +5,7 @@
  * A model that cannot take pictures is asked again without them, and the reply says that too.
  */
 import { clock, ImagesRefused, type ChatImage, type ChatModel } from './chat.js';
-import { compileSchema, describeValidationErrors } from './json-schema.js';
-import { GleanerError } from '../errors.js';
+import { askForJson } from './structured.js';
 import type { Metadata, TranscriptResponse } from '../model/content.js';
 
 export interface AnalysisRequest {
@@ -69,15 +68,6 @@ function metadataText(metadata: Metadata | null): string {
   return JSON.stringify({ platform, title, description, author: author?.name, publishedAt, durationSeconds, counts, tags });
 }
 
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
-  const trimmed = text.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
-  try {
-    return { ok: true, value: JSON.parse(trimmed) };
-  } catch (error) {
-    return { ok: false, error: `not valid JSON (${(error as Error).message})` };
-  }
-}
-
 export async function analyzeVideo(model: ChatModel, request: AnalysisRequest): Promise<AnalysisResult> {
   const notes: string[] = [];
   let material = request.transcript ? transcriptText(request.transcript) : '';
@@ -124,19 +114,7 @@ export async function analyzeVideo(model: ChatModel, request: AnalysisRequest): 
     return { data: answer.trim(), schema: TEXT_ANSWER_SCHEMA, model: model.name, notes, frames: seen() };
   }
 
-  const validate = compileSchema(request.schema);
-  let prompt = question;
-  let problem = '';
-  for (let attempt = 1; attempt <= 2; attempt++) {
-    const answer = await ask(prompt, request.schema);
-    const parsed = parseJson(answer);
-    if (parsed.ok && validate(parsed.value)) {
-      if (attempt > 1) notes.push('The first answer did not follow the schema; the model corrected it on a retry.');
-      return { data: parsed.value, schema: request.schema, model: model.name, notes, frames: seen() };
-    }
-    problem = parsed.ok ? describeValidationErrors(validate) : parsed.error;
-    const rejected = `\n\nYour previous answer was:\n${answer}\n\nIt was rejected: ${problem}. Answer again with JSON that follows the schema exactly.`;
-    prompt = (shown) => `${question(shown)}${rejected}`;
-  }
-  throw new GleanerError('UPSTREAM_ERROR', `The model's answer did not follow the schema, even after a retry: ${problem}.`);
+  const { value, retried } = await askForJson((rejected) => ask((shown) => `${question(shown)}${rejected}`, request.schema), request.schema);
+  if (retried) notes.push('The first answer did not follow the schema; the model corrected it on a retry.');
+  return { data: value, schema: request.schema, model: model.name, notes, frames: seen() };
 }

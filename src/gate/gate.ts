@@ -29,6 +29,11 @@ export interface CallOptions {
   prefersAsync?: boolean;
   /** Run even a job operation in the request and answer its result (a route of HttpBinding.inlineAliases). */
   inline?: boolean;
+  /**
+   * Checks a synchronous result before it is charged (an MCP range naming a chapter the video lacks):
+   * a throw fails the call, charged nothing.
+   */
+  accept?: (result: unknown) => void;
 }
 
 export interface CallResult {
@@ -141,7 +146,7 @@ export class Gate {
 
       // A job's budget is its reservation (see executeJob); a synchronous call's is taken above.
       const context = this.context(account, requestId, options, held);
-      if (options.prefersAsync && operation.handsOffToJobs) context.prefersAsync = true;
+      if ((options.prefersAsync || operation.handsOffAlways) && operation.handsOffToJobs) context.prefersAsync = true;
       let result;
       try {
         result = await operation.run(input, context);
@@ -150,6 +155,7 @@ export class Gate {
         if (thrown instanceof JobHandoff && context.prefersAsync) return await startJob(202);
         throw thrown;
       }
+      options.accept?.(result);
       let charged = 0;
       if (held.reservation) {
         const actual = Math.max(0, Math.min(settleCost(operation.cost, input, result, this.services.config), held.reservation.amount));

@@ -177,9 +177,8 @@ export class Jobs {
       return { value: asked, result: { job: asked, cancelledQueued: false } };
     });
     if (outcome.cancelledQueued && outcome.job) {
-      await this.afterEnd(outcome.job);
       await this.dispatcher.withdraw(jobId);
-      await this.release?.(outcome.job);
+      await this.endReleased(outcome.job);
       return outcome.job;
     }
     this.running.get(jobId)?.abort(CANCELLED);
@@ -369,8 +368,19 @@ export class Jobs {
 
   private async endAbandoned(job: JobRecord): Promise<void> {
     this.log.warn({ jobId: job.jobId, previousOwner: job.lease?.owner }, 'took over a job whose process stopped: ended and refunded');
-    await this.afterEnd(job);
-    await this.release?.(job);
+    await this.endReleased(job);
+  }
+
+  /**
+   * Refunds what an ended job held, then announces its end: whoever waits for the job (waitFor, job_status)
+   * then reads the balance its message promises ("its reserved credits were refunded").
+   */
+  private async endReleased(job: JobRecord): Promise<void> {
+    try {
+      await this.release?.(job);
+    } finally {
+      await this.afterEnd(job);
+    }
   }
 
   /** Renews this process's lease on one job; false when the job is no longer its to run. */

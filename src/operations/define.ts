@@ -81,6 +81,8 @@ export interface HttpBinding {
   aliases?: string[];
   /** Extra methods on the same path (e.g. GET beside POST), input from query then. */
   alsoGet?: boolean;
+  /** POST beside a GET path, input from a JSON body then (lists whose items may hold commas: web_scrape's actions). */
+  alsoPost?: boolean;
   /** Status of a success reply; job operations default to 202. */
   successStatus?: number;
   /**
@@ -88,10 +90,15 @@ export interface HttpBinding {
    * spec gives that path's reply, while the canonical path starts the job (the Supadata SDK's shape).
    */
   inlineAliases?: string[];
+  /**
+   * The success reply is bytes of this type, not JSON: the operation's result is `{ contentType, data }`
+   * with `data` in base64, and REST sends `data` decoded (web_screenshot's PNG).
+   */
+  binary?: 'image/png';
 }
 
 /** Groups of MCP tools an operator can list by name (see GLEANER_MCP_TOOLS). */
-export const TOOL_GROUPS = ['video', 'youtube', 'web', 'analysis', 'account'] as const;
+export const TOOL_GROUPS = ['video', 'youtube', 'web', 'analysis', 'account', 'watch'] as const;
 export type ToolGroup = (typeof TOOL_GROUPS)[number];
 
 export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
@@ -119,6 +126,12 @@ export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
   /** Its run may answer with a job when the caller prefers one (see JobHandoff); REST then also declares 202. */
   handsOffToJobs?: boolean;
   /**
+   * With handsOffToJobs: the run may hand off whatever the caller prefers (work found long only once
+   * it has started, such as a search that must fetch many transcripts); REST answers 202 with the job,
+   * MCP follows it as it follows every job.
+   */
+  handsOffAlways?: boolean;
+  /**
    * Input fields that only repeat another field under a second name (a spelling the Supadata SDK
    * or the spec's GET form sends): REST accepts them, MCP tools do not list them.
    */
@@ -134,6 +147,12 @@ export interface Operation<S extends z.ZodType = z.ZodType, O = unknown> {
    * default list because every listed tool costs context in every conversation.
    */
   mcpOnRequest?: boolean;
+  /**
+   * Left out of the default MCP list (GLEANER_MCP_TOOLS unset) but listed with its group: a tool most
+   * conversations never need (another covers it, or it manages something set up once, like watches),
+   * kept out because every listed tool costs context in every conversation.
+   */
+  mcpGroupOnly?: boolean;
   /** The MCP tool groups it belongs to (GLEANER_MCP_TOOLS picks groups or names). */
   groups?: ToolGroup[];
   /** MCP tool annotations. */

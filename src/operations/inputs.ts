@@ -1,6 +1,7 @@
 /** Input fields several operations share, defined once so their bounds and messages agree. */
 import { z } from 'zod';
 import { cssSelectorProblem } from '../web/selector.js';
+import { actionsProblem, MAX_ACTIONS } from '../web/render/actions.js';
 
 /**
  * A URL the user gives: http or https only (the SSRF guard checks where it leads). A missing one is
@@ -39,3 +40,18 @@ export const waitForInput = z
 
 /** A BCP 47-like language code: en, de, pt-BR, zh-Hans (pt_BR is accepted too). */
 export const languageCode = z.string().max(35).regex(/^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*$/, 'must be a language code such as en, de or pt-BR');
+
+/** Browser actions (web/render/actions.ts: one string each), refused with their index before anything is charged. */
+export const actionsInput = z
+  // Each string's length is checked by actionsProblem: a maxLength in the schema would cost every MCP tool list.
+  .array(z.string().min(1))
+  .max(MAX_ACTIONS)
+  .superRefine((actions, ctx) => {
+    const problem = actionsProblem(actions);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .optional()
+  .describe('click:CSS type:CSS=TEXT press:KEY scroll wait:MS');
+
+/** A PNG of the rendered page (web/render/screenshot.ts). */
+export const screenshotInput = z.enum(['viewport', 'fullPage']).optional().describe('PNG, +1 credit');

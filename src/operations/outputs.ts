@@ -100,7 +100,7 @@ const scrapedPage = z.object({
   description: text,
   ogUrl: text,
   content: z.string(),
-  format: z.enum(['markdown', 'text', 'html']),
+  format: z.enum(['markdown', 'text', 'html', 'summary', 'answer', 'json']),
   countCharacters: z.number().int(),
   language: text,
   statusCode: z.number().int(),
@@ -108,9 +108,34 @@ const scrapedPage = z.object({
   metadata,
   rendered: z.boolean().describe('True when a browser ran the page before it was read'),
   warnings: z.array(z.string()).optional().describe('How the page was read, when it matters: not rendered though it needs JavaScript, requests refused, a fallback conversion (plain text instead of markdown)'),
+  data: z.unknown().optional().describe('format json: the answer'),
+  model: z.string().optional().describe('Who answered'),
 });
 
-export const scrapeReply = scrapedPage.extend({ urls: z.array(z.string()).describe('Links found on the page') });
+/** What changed since this key's last scrape of the page with changeTracking (web/changes.ts). */
+const pageChange = z.object({
+  changeStatus: z.enum(['new', 'same', 'changed']),
+  previousScrapeAt: z.string().nullable().describe('When this key last scraped the page with changeTracking; null the first time'),
+  diff: z.string().optional().describe('Unified diff of the main text from the previous scrape; only when changed'),
+});
+
+/** A screenshot kept for a while (operations/screenshots.ts): fetched by URL with the same key. */
+const screenshotRef = z.object({ url: z.string(), width: z.number().int(), height: z.number().int(), expiresAt: z.string() });
+
+export const scrapeReply = scrapedPage.extend({
+  urls: z.array(z.string()).describe('Links found on the page'),
+  changeTracking: pageChange.optional().describe('Only when changeTracking was asked'),
+  screenshot: screenshotRef.optional(),
+});
+
+/** web_scrape_batch's result: one item per distinct URL, in the order given, a page or an error. */
+export const scrapeBatchResult = z.object({
+  results: z.array(z.object({ url: z.string(), page: scrapeReply.optional(), error: jobError.optional() })),
+  stats: z.object({ total: z.number().int(), succeeded: z.number().int(), failed: z.number().int(), durationMs: z.number() }),
+  creditsUsed: z.number().int(),
+  /** Set when the balance paid for fewer pages than asked: the rest failed with CREDITS_EXHAUSTED. */
+  stoppedOn: z.literal('credits').optional(),
+});
 
 export const mapReply = z.object({
   urls: z.array(z.string()),

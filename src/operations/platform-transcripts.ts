@@ -9,7 +9,8 @@ import { sourceFor } from '../sources/registry.js';
 import type { Source } from '../sources/contract.js';
 import { GleanerError } from '../errors.js';
 import { TRANSCRIPT_COST } from '../media/credits.js';
-import { assertCanTranscribe, transcribeMedia } from '../media/pipeline.js';
+import { assertCanTranscribe } from '../media/pipeline.js';
+import { transcribeFile } from '../sources/direct-file.js';
 import type { TranscriptResponse } from '../model/content.js';
 import { transcriptReply } from './outputs.js';
 
@@ -116,7 +117,7 @@ export const videoTranscript = defineOperation({
     const options = { lang: input.lang, timestamps: input.timestamps };
     const source = sourceFor(url);
     if (source?.transcript) return source.transcript(url, options, ctx);
-    return transcribeMedia(url.toString(), options, ctx);
+    return transcribeFile(url, options, ctx);
   },
 });
 

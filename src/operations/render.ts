@@ -9,21 +9,34 @@ import { GleanerError } from '../errors.js';
 import type { RenderChoice, RenderMode } from '../web/render/load.js';
 import type { CheckContext, OperationContext } from './define.js';
 import { WAIT_FOR_MAX_MS } from './inputs.js';
+import { parseAction, type BrowserAction } from '../web/render/actions.js';
+import type { ScreenshotKind } from '../web/render/screenshot.js';
 
 export interface RenderInput {
   render: RenderMode;
   waitFor?: number | string;
+  /** web_scrape's browser actions and screenshot: they make the page rendered (docs/rendering.md). */
+  actions?: string[];
+  screenshot?: ScreenshotKind;
 }
 
 export const renderPrice = (config: Config): number => config.GLEANER_RENDER_CREDITS;
 
-/** Credits a page reserves before it is read: its price, plus the render's when it is always rendered. */
-export const pagePrice = (input: RenderInput, config: Config): number => 1 + (input.render === 'always' ? renderPrice(config) : 0);
+/** Credits a screenshot costs on top of the rendered page (docs/rendering.md). */
+export const SCREENSHOT_CREDITS = 1;
 
-/** What reading one page costs: its price, and the render's when a browser rendered it. */
+/** Whether the call asks for what only a browser does (actions, a screenshot): the page is then rendered. */
+const needsBrowser = (input: RenderInput): boolean => Boolean(input.actions?.length || input.screenshot);
+
+/** Credits a page reserves before it is read: its price, plus the render's when it is always rendered, plus a screenshot's. */
+export const pagePrice = (input: RenderInput, config: Config): number =>
+  1 + (input.render === 'always' || needsBrowser(input) ? renderPrice(config) : 0) + (input.screenshot ? SCREENSHOT_CREDITS : 0);
+
+/** What reading one page costs: its price, the render's when a browser rendered it, and a screenshot's when one was taken. */
 export const PAGE_COST = {
   reserve: pagePrice,
-  settle: (_input: RenderInput, result: { rendered?: boolean }, config: Config) => 1 + (result.rendered ? renderPrice(config) : 0),
+  settle: (_input: RenderInput, result: { rendered?: boolean; screenshot?: unknown }, config: Config) =>
+    1 + (result.rendered ? renderPrice(config) : 0) + (result.screenshot ? SCREENSHOT_CREDITS : 0),
 };
 
 /** A string of digits over MCP or JSON is milliseconds, as over a query string. */
@@ -35,7 +48,7 @@ function waitForValue(waitFor: number | string | undefined): number | string | u
 }
 
 /** `paidUpFront`: the call reserved the render with its price (pagePrice); else each render pays as it happens. */
-export function renderChoice(input: RenderInput, ctx: OperationContext, paidUpFront = input.render === 'always'): RenderChoice {
+export function renderChoice(input: RenderInput, ctx: OperationContext, paidUpFront = input.render === 'always' || needsBrowser(input)): RenderChoice {
   const price = renderPrice(ctx.services.config);
   const prepaid = paidUpFront || price === 0;
   return {
@@ -44,12 +57,22 @@ export function renderChoice(input: RenderInput, ctx: OperationContext, paidUpFr
     renderer: ctx.services.renderer,
     owner: ctx.account.id,
     pay: prepaid ? undefined : () => ctx.reserveCredits(price),
+    // Checked by the input's schema (inputs.ts): every string parses here.
+    actions: input.actions?.map((text) => parseAction(text) as BrowserAction),
+    screenshot: input.screenshot,
   };
 }
 
-/** render=always without a browser is refused before anything is charged or queued. */
+/**
+ * render=always, actions or a screenshot without a browser are refused before anything is charged or
+ * queued; actions or a screenshot with render=never are a contradiction, refused as well.
+ */
 export function assertRenderable(input: RenderInput, ctx: CheckContext): void {
-  if (input.render !== 'always') return;
+  const browserWork = needsBrowser(input);
+  if (browserWork && input.render === 'never') {
+    throw new GleanerError('INVALID_REQUEST', 'actions and screenshot run in a browser: they cannot be used with render=never (use auto or always).');
+  }
+  if (input.render !== 'always' && !browserWork) return;
   const available = ctx.services.renderer?.availability() ?? { ok: false as const, reason: 'no browser is configured (GLEANER_BROWSER_PATH or GLEANER_BROWSER_WS_URL)' };
-  if (!available.ok) throw new GleanerError('NOT_CONFIGURED', `render=always needs a browser: ${available.reason}.`);
+  if (!available.ok) throw new GleanerError('NOT_CONFIGURED', `${browserWork ? 'actions and screenshot need' : 'render=always needs'} a browser: ${available.reason}.`);
 }

@@ -8,6 +8,7 @@ import type { Logger } from '../log.js';
 import type { ChatModel } from '../ai/chat.js';
 import type { SpeechToText } from '../ai/stt.js';
 import type { Renderer } from '../web/render/browser-pool.js';
+import type { WatchStore } from '../watches/watches.js';
 
 export interface Services {
   config: Config;
@@ -22,4 +23,6 @@ export interface Services {
   stt?: SpeechToText;
   /** Renders JavaScript pages in a browser, launched on first need (absent in tools built without one). */
   renderer?: Renderer;
+  /** Watch records (the scheduler that checks them is started by the app). */
+  watches: WatchStore;
 }

@@ -2,6 +2,8 @@
 import type { AnyOperation } from './define.js';
 import { account, jobStatus } from './account.js';
 import { webCrawl, webMap, webScrape } from './web.js';
+import { webScrapeBatch, webScrapeBatchResults } from './web-batch.js';
+import { webScreenshot } from './screenshots.js';
 import { readOperation } from './read.js';
 import { metadataOperation } from './metadata.js';
 import { facebookTranscript, instagramTranscript, tiktokTranscript, videoTranscript, xTranscript } from './platform-transcripts.js';
@@ -11,6 +13,8 @@ import { YOUTUBE_LISTING_OPERATIONS } from './youtube-listings.js';
 import { videoAnalysis } from './analysis.js';
 import { jobCancel, jobList } from './jobs.js';
 import { SUPADATA_VIEWS } from './supadata.js';
+import { WATCH_OPERATIONS } from './watches.js';
+import { transcriptSearch } from './transcript-search.js';
 
 export const OPERATIONS: AnyOperation[] = [
   readOperation,
@@ -20,9 +24,13 @@ export const OPERATIONS: AnyOperation[] = [
   jobCancel,
   metadataOperation,
   webScrape,
+  webScrapeBatch,
+  webScrapeBatchResults,
+  webScreenshot,
   webMap,
   webCrawl,
   transcriptOperation,
+  transcriptSearch,
   ...YOUTUBE_TRANSCRIPT_OPERATIONS,
   ...YOUTUBE_LISTING_OPERATIONS,
   tiktokTranscript,
@@ -32,4 +40,5 @@ export const OPERATIONS: AnyOperation[] = [
   videoTranscript,
   videoAnalysis,
   ...SUPADATA_VIEWS,
+  ...WATCH_OPERATIONS,
 ];

@@ -1,17 +1,21 @@
 /** Web operations: scrape one page, map a site's URLs, crawl a site (a job). */
 import { z } from 'zod';
-import { httpUrl, languageCode, renderMode, waitForInput } from './inputs.js';
+import { actionsInput, httpUrl, languageCode, renderMode, screenshotInput, waitForInput } from './inputs.js';
 import { assertRenderable, pagePrice, renderChoice, renderPrice, PAGE_COST } from './render.js';
-import { defineOperation } from './define.js';
+import { defineOperation, type OperationContext } from './define.js';
+import type { Config } from '../config.js';
 import { scrape } from '../web/scrape.js';
 import { mapSite } from '../web/map.js';
-import { crawlSite, type CrawlResult } from '../web/crawl.js';
+import { crawlSite, type CrawledPage, type CrawlResult } from '../web/crawl.js';
 import { registerWebhook } from '../jobs/webhook-courier.js';
 import { crawlResult, mapReply, scrapeReply } from './outputs.js';
 import { documentSettings } from './documents.js';
+import { changeTracking, withChanges } from './web-changes.js';
+import { keepScreenshot } from './screenshots.js';
 import { MAX_PATH_PATTERNS, MAX_PATH_PATTERN_LENGTH, pathPatternProblem } from '../web/scope.js';
+import { answerKind, answerPrice, assertAnswerable, checkAnswerInput, contentFormat, pageAnswerer, pageFormat, promptInput, schemaInput } from './page-answers.js';
+import { SchemaMismatch } from '../ai/structured.js';
 
-const format = z.enum(['markdown', 'text', 'html']).default('markdown');
 /** Supadata's two page options: the language asked of the site, and content without URLs. */
 const lang = languageCode.optional().describe('Accept-Language');
 
@@ -32,37 +36,56 @@ export const webScrape = defineOperation({
   name: 'web_scrape',
   title: 'Scrape a web page',
   description:
-    'A web page, PDF or Word file as markdown, text or HTML, JavaScript pages too. 1 credit.',
-  http: { method: 'GET', path: '/v1/web/scrape' },
-  input: z.object({
-    url: httpUrl,
-    format,
-    onlyMainContent: z.boolean().default(true).describe('false: whole body'),
-    render: renderMode,
-    waitFor: waitForInput,
-    noLinks: z.boolean().default(false).describe('Links as text, images as alt'),
-    lang,
-  }),
+    'A web page, PDF or Word file as markdown, text or HTML, JavaScript pages too; or a summary, answer (to prompt) or json (schema) of it. 1 credit (+2-3).',
+  // POST too: a JSON body carries actions that hold commas, which a query string's list splits.
+  http: { method: 'GET', path: '/v1/web/scrape', alsoPost: true },
+  input: z
+    .object({
+      url: httpUrl,
+      format: pageFormat,
+      onlyMainContent: z.boolean().default(true).describe('false: whole body'),
+      render: renderMode,
+      waitFor: waitForInput,
+      noLinks: z.boolean().default(false).describe('Links as text, images as alt'),
+      lang,
+      prompt: promptInput,
+      schema: schemaInput,
+      changeTracking,
+      actions: actionsInput,
+      screenshot: screenshotInput,
+    })
+    .superRefine(checkAnswerInput),
   output: scrapeReply,
   groups: ['web'],
   plan: 'Free',
-  cost: PAGE_COST,
+  // A page answer's price is added to the page's; a failed answer fails the call, which charges nothing.
+  cost: {
+    reserve: (input, config) => PAGE_COST.reserve(input, config) + answerPrice(input),
+    settle: (input, result, config) => PAGE_COST.settle(input, result, config) + answerPrice(input),
+  },
   kind: 'sync',
   readOnly: true,
   openWorld: true,
   async check(input, ctx) {
     assertRenderable(input, ctx);
+    assertAnswerable(input, ctx);
   },
-  run: (input, ctx) =>
-    scrape(ctx.services.http, input.url, {
-      format: input.format,
+  async run(input, ctx) {
+    const answer = pageAnswerer(input, ctx);
+    const { screenshot, ...page } = await scrape(ctx.services.http, input.url, {
+      format: contentFormat(input),
       onlyMainContent: input.onlyMainContent,
       noLinks: input.noLinks,
       lang: input.lang,
       signal: ctx.signal,
       render: renderChoice(input, ctx),
       documents: documentSettings(ctx),
-    }),
+    });
+    const tracked = await withChanges({ ...input, format: contentFormat(input) }, ctx, page);
+    // The PNG is kept for a while and the reply names it (REST: its URL; MCP adds the image itself).
+    const shown = screenshot ? { ...tracked, screenshot: await keepScreenshot(ctx, screenshot) } : tracked;
+    return answer ? answer(shown) : shown;
+  },
 });
 
 export const webMap = defineOperation({
@@ -112,6 +135,8 @@ export const webMap = defineOperation({
 
 /** Deepest link depth a crawl may ask for (0: the start page alone). */
 const MAX_CRAWL_DEPTH = 25;
+/** Most pages of a crawl a model answers about (format summary, answer or json): each is a model call. */
+const MAX_ANSWERED_PAGES = 50;
 
 const crawlInput = z
   .object({
@@ -119,7 +144,9 @@ const crawlInput = z
     mode: z.enum(['sitemap', 'recursive']).default('sitemap'),
     maxPages: z.number().int().min(1).max(500).optional().describe('default 100'),
     limit: z.number().int().min(1).max(500).optional().describe('Same as maxPages (the name the Supadata SDK sends)'),
-    format,
+    format: pageFormat,
+    prompt: promptInput,
+    schema: schemaInput,
     render: renderMode,
     waitFor: waitForInput,
     webhook: httpUrl.optional().describe('POSTed when done'),
@@ -133,16 +160,23 @@ const crawlInput = z
     if (input.maxPages !== undefined && input.limit !== undefined && input.maxPages !== input.limit) {
       ctx.addIssue({ code: 'custom', path: ['limit'], message: 'maxPages and limit disagree; give one of them' });
     }
+    checkAnswerInput(input, ctx);
+    const asked = input.maxPages ?? input.limit;
+    if (answerKind(input) && asked !== undefined && asked > MAX_ANSWERED_PAGES) {
+      ctx.addIssue({ code: 'custom', path: ['maxPages'], message: `at most ${MAX_ANSWERED_PAGES} with format ${input.format} (a model answers each page)` });
+    }
   });
 
 const DEFAULT_MAX_PAGES = 100;
-const pagesWanted = (input: z.output<typeof crawlInput>) => input.maxPages ?? input.limit ?? DEFAULT_MAX_PAGES;
+const pagesWanted = (input: z.output<typeof crawlInput>) => input.maxPages ?? input.limit ?? (answerKind(input) ? MAX_ANSWERED_PAGES : DEFAULT_MAX_PAGES);
+/** What one page of this crawl reserves: its price, its render's if always rendered, its answer's. */
+const crawlPagePrice = (input: z.output<typeof crawlInput>, config: Config) => pagePrice(input, config) + answerPrice(input);
 
 export const webCrawl = defineOperation({
   name: 'web_crawl',
   title: 'Crawl a website',
   description:
-    'Reads the pages of a website (sitemap or links), obeying robots.txt. Pro plan; 1 credit a page.',
+    "Reads a website's pages (sitemap or links, robots.txt obeyed), or a summary, answer (to prompt) or json (schema) of each. Pro plan; 1 credit a page (+2-3).",
   http: { method: 'POST', path: '/v1/web/crawl' },
   input: crawlInput,
   output: crawlResult,
@@ -152,9 +186,9 @@ export const webCrawl = defineOperation({
   // A short balance crawls as many pages as it pays for (at least one), and the result says so.
   // render=always reserves each page's render with it; under auto a page reserves its render when it needs one.
   cost: {
-    reserve: (input, config) => pagesWanted(input) * pagePrice(input, config),
-    settle: (_input, result: CrawlResult, config) => result.pages.length + result.pages.filter((page) => page.rendered).length * renderPrice(config),
-    floor: pagePrice,
+    reserve: (input, config) => pagesWanted(input) * crawlPagePrice(input, config),
+    settle: (input, result: CrawlResult, config) => result.pages.length * (1 + answerPrice(input)) + result.pages.filter((page) => page.rendered).length * renderPrice(config),
+    floor: crawlPagePrice,
   },
   kind: 'job',
   readOnly: true,
@@ -162,6 +196,7 @@ export const webCrawl = defineOperation({
   // The SSRF guard on the start and webhook URLs before anything is charged or queued.
   async check(input, ctx) {
     assertRenderable(input, ctx);
+    assertAnswerable(input, ctx);
     await ctx.services.http.assertAllowed(input.url);
     if (input.webhook) await ctx.services.http.assertAllowed(input.webhook);
   },
@@ -169,20 +204,52 @@ export const webCrawl = defineOperation({
     // Delivered by whichever process ends the job (see WebhookCourier), even after a restart.
     if (input.webhook && ctx.jobId) await registerWebhook(ctx.services.jobs, ctx.services.store, ctx.jobId, input.webhook);
     const wanted = pagesWanted(input);
-    const maxPages = Math.min(wanted, Math.floor(ctx.budget / pagePrice(input, ctx.services.config)));
+    const maxPages = Math.min(wanted, Math.floor(ctx.budget / crawlPagePrice(input, ctx.services.config)));
+    const answers = crawlAnswers(input, ctx);
     const result = await crawlSite(ctx.services.http, input.url, {
       mode: input.mode,
       maxPages,
-      format: input.format,
+      format: contentFormat(input),
+      finish: answers?.finish,
       concurrency: ctx.services.config.GLEANER_HOST_CONCURRENCY,
-      signal: ctx.signal,
+      signal: answers?.signal ?? ctx.signal,
       progress: (done, total) => ctx.progress(done, total),
       documents: documentSettings(ctx),
       render: renderChoice(input, ctx),
       maxDepth: input.maxDepth,
       scope: { includePaths: input.includePaths, excludePaths: input.excludePaths, allowSubdomains: input.allowSubdomains, allowExternal: input.allowExternal },
     });
+    // The model could not be asked (down, or the MCP client's turn to answer): the crawl fails, charging nothing.
+    if (answers?.failure) throw answers.failure.error;
     const short = maxPages < wanted && result.pages.length + result.failed.length >= maxPages;
     return short ? { ...result, stoppedOn: 'credits' as const } : result;
   },
 });
+
+/**
+ * A crawl's page answers. An answer that never follows the schema fails its page (listed in
+ * `failed`, not charged); a model that cannot be asked stops the whole crawl, which then fails.
+ */
+function crawlAnswers(input: z.output<typeof crawlInput>, ctx: OperationContext) {
+  const answer = pageAnswerer(input, ctx);
+  if (!answer) return undefined;
+  const stop = new AbortController();
+  const state: { failure?: { error: unknown } } = {};
+  return {
+    signal: AbortSignal.any([ctx.signal, stop.signal]),
+    get failure() {
+      return state.failure;
+    },
+    finish: async (page: CrawledPage) => {
+      try {
+        return await answer(page);
+      } catch (error) {
+        if (!(error instanceof SchemaMismatch)) {
+          state.failure ??= { error };
+          stop.abort();
+        }
+        throw error;
+      }
+    },
+  };
+}

@@ -31,7 +31,7 @@ export const batchSource = {
 };
 type BatchSource = { videoIds?: string[]; playlistId?: string; channelId?: string; limit: number };
 
-export const oneSource = (sources: Array<'urls' | 'videoIds' | 'playlistId' | 'channelId'>) => (input: Partial<BatchSource> & { urls?: string[] }, ctx: z.RefinementCtx): void => {
+export const oneSource = (sources: Array<'urls' | 'videoIds' | 'playlistId' | 'channelId' | 'watchId'>) => (input: Partial<BatchSource> & { urls?: string[]; watchId?: string }, ctx: z.RefinementCtx): void => {
   const given = sources.filter((name) => input[name] !== undefined);
   const names = `${sources.slice(0, -1).join(', ')} or ${sources.at(-1)}`;
   if (given.length === 0) ctx.addIssue({ code: 'custom', path: ['videoIds'], message: `give one of ${names}` });

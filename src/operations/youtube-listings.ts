@@ -106,6 +106,8 @@ export const youtubeChannelOp = defineOperation({
   input: z.object({ id: channelId }),
   output: channelReply,
   ...YOUTUBE_READ,
+  // metadata and read answer these for a model; listed with the youtube group.
+  mcpGroupOnly: true,
   run: (input, ctx) => youtubeChannel(ctx.services.http, input.id),
 });
 
@@ -133,6 +135,8 @@ export const youtubePlaylistOp = defineOperation({
   input: z.object({ id: playlistId }),
   output: playlistReply,
   ...YOUTUBE_READ,
+  // metadata and read answer these for a model; listed with the youtube group.
+  mcpGroupOnly: true,
   run: (input, ctx) => youtubePlaylist(ctx.services.http, input.id),
 });
 
@@ -168,6 +172,8 @@ export const youtubeVideoBatch = defineOperation({
   input: z.object(batchSource).superRefine(oneSource(['videoIds', 'playlistId', 'channelId'])),
   output: videoBatchReply,
   groups: ['youtube'],
+  // read and metadata give a model one video at a time; listed with the youtube group.
+  mcpGroupOnly: true,
   plan: 'Pro',
   // Failed work charges nothing: a batch in which every item failed is free.
   cost: { reserve: () => 1, settle: (_input, result: { stats: { succeeded: number } }) => (result.stats.succeeded > 0 ? 1 : 0) },
@@ -203,6 +209,8 @@ export const youtubeVideoOp = defineOperation({
   input: z.object({ id: z.string().min(1).max(2048).describe('The video id or URL') }),
   output: youtubeVideo,
   ...YOUTUBE_READ,
+  // metadata and read answer these for a model; listed with the youtube group.
+  mcpGroupOnly: true,
   async run(input, ctx) {
     const videoId = parseVideoRef(input.id);
     return toVideo(await loadVideo(await innertube(ctx.services.http), videoId));

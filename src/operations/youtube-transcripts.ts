@@ -144,6 +144,8 @@ export const youtubeTranscriptTranslate = defineOperation({
   output: transcriptReply,
   restAliases: ['videoId', 'video_id', 'lang'],
   groups: ['youtube'],
+  // transcript's translate does this for a model; listed with the youtube group.
+  mcpGroupOnly: true,
   plan: 'Pro',
   cost: {
     reserve: () => aiTranslationCredits(1),

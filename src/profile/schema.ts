@@ -4,7 +4,7 @@
  * replace without a release (GLEANER_PLATFORM_PROFILE). Every entry says when and against which
  * public source it was last checked, so a stale entry is visible, not guessed at.
  */
-import { Constants } from 'youtubei.js';
+import { Constants } from './youtubei-constants.js';
 import { z } from 'zod';
 
 /**

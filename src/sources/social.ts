@@ -20,6 +20,7 @@ import { fetchXPost } from '../platforms/x/adapter.js';
 import { parseXUrl } from '../platforms/x/url.js';
 import { fetchFacebook } from '../platforms/facebook/adapter.js';
 import { parseFacebookUrl } from '../platforms/facebook/url.js';
+import { keepFetched, keptForm, keptUrlId } from './kept.js';
 
 type FetchPost = (url: URL, ctx: SourceContext) => Promise<PlatformPost>;
 
@@ -35,7 +36,7 @@ export function chooseTrack(tracks: CaptionTrack[], lang: string | undefined): C
   return ranked.find((t) => t.original) ?? ranked[0];
 }
 
-async function postTranscript(post: PlatformPost, options: TranscriptOptions, ctx: SourceContext): Promise<TranscriptResponse> {
+async function postTranscript(post: PlatformPost, url: URL, options: TranscriptOptions, ctx: SourceContext): Promise<TranscriptResponse> {
   const { platform, id } = post.metadata;
   const availableLangs = [...new Set(post.captions.map((t) => t.lang))];
   const extra = { platform, videoId: id, ...(availableLangs.length ? { availableLangs } : {}) };
@@ -61,8 +62,9 @@ async function postTranscript(post: PlatformPost, options: TranscriptOptions, ct
     if (content.length > 0) {
       const last = content.at(-1)!;
       const seconds = post.metadata.durationSeconds ?? ((last.offset ?? 0) + (last.duration ?? 0)) / 1000;
-      const transcript = finishTranscript({ lang: track.lang, aiGenerated: false, durationMinutes: durationMinutes(seconds), cached: false, content }, options);
-      return { ...transcript, ...extra, ...(translatedTo ? { translatedTo } : {}) };
+      const timed = { lang: track.lang, aiGenerated: false, durationMinutes: durationMinutes(seconds), cached: false, content };
+      if (!translatedTo) await keepPost(post, url, timed, options, ctx);
+      return { ...finishTranscript(timed, options), ...extra, ...(translatedTo ? { translatedTo } : {}) };
     }
   }
   if (options.captionsOnly) throw captionsOnlyRefusal(`This ${platform} post`);
@@ -70,10 +72,20 @@ async function postTranscript(post: PlatformPost, options: TranscriptOptions, ct
   // Speech to text is slow and paid for: its result is kept a day, per post and language hint.
   const cacheKey = `transcript:${platform}:${id ?? post.media.url}:${options.lang?.toLowerCase() ?? '-'}`;
   const stored = await ctx.services.store.get<TranscriptWithSegments>(cacheKey);
-  if (stored) return { ...finishTranscript({ ...stored, cached: true }, options), ...extra };
+  if (stored) {
+    await keepPost(post, url, stored, options, ctx);
+    return { ...finishTranscript({ ...stored, cached: true }, options), ...extra };
+  }
   const result = (await transcribeMedia({ ...post.media, expectedSeconds: post.media.durationSeconds }, { ...options, timestamps: true, text: false }, ctx)) as TranscriptWithSegments;
   await ctx.services.store.set(cacheKey, result, AI_TRANSCRIPT_TTL_MS);
+  await keepPost(post, url, result, options, ctx);
   return { ...finishTranscript(result, options), ...extra };
+}
+
+/** Keeps a post's timed transcript for search (see kept.ts), under the URL it was asked by (as transcript_search names it). */
+async function keepPost(post: PlatformPost, url: URL, timed: TranscriptWithSegments, options: TranscriptOptions, ctx: SourceContext): Promise<void> {
+  const { platform, title } = post.metadata;
+  await keepFetched(ctx, keptForm(timed, { platform, videoId: keptUrlId(url), url: url.toString(), title }), options.lang);
 }
 
 type TranscriptWithSegments = TranscriptResponse & { content: TranscriptSegment[] };
@@ -88,7 +100,7 @@ function platformSource(platform: Metadata['platform'], matches: (url: URL) => b
       const type = post.metadata.type ?? (post.media ? 'video' : post.metadata.thumbnails.length ? 'image' : 'post');
       return { ...post.metadata, type, ...(post.media ? { mediaUrl: post.media.url } : {}) };
     },
-    transcript: async (url, options, ctx) => postTranscript(await fetchPost(url, ctx), options, ctx),
+    transcript: async (url, options, ctx) => postTranscript(await fetchPost(url, ctx), url, options, ctx),
     videoMedia: async (url, ctx) => (await fetchPost(url, ctx)).media,
   };
 }

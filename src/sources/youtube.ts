@@ -10,10 +10,12 @@ import { innertube } from '../platforms/youtube/client.js';
 import { loadVideo, toMetadata, videoStreamUrl } from '../platforms/youtube/video.js';
 import { onFreshExits, throughClients, type InnerTubeClient } from '../platforms/youtube/clients.js';
 import { profileOf } from '../platforms/profile.js';
-import { renderTranscript, youtubeTranscript, type SegmentTranslator } from '../platforms/youtube/transcript.js';
+import { renderTranscript, youtubeTranscript, type SegmentTranslator, type StoredTranscript } from '../platforms/youtube/transcript.js';
 import { translateSegments } from '../ai/translate.js';
 import { requireChatModel } from '../ai/model-choice.js';
 import { youtubeSpeechFallback } from './youtube-speech.js';
+import { keepFetched } from './kept.js';
+import type { KeptTranscript } from '../store/kept-transcripts.js';
 
 export interface YoutubeTranscriptOptions {
   lang?: string;
@@ -38,7 +40,25 @@ export async function youtubeVideoTranscript(videoId: string, options: YoutubeTr
     ...(options.aiTranslation ? { translator: aiTranslator(ctx) } : {}),
   };
   const { transcript, cached } = await youtubeTranscript(deps, request);
+  if (!transcript.translatedTo) await keepFetched(ctx, keptYoutube(transcript), options.lang);
   return renderTranscript(transcript, { timestamps: options.timestamps, text: options.text, cached });
+}
+
+/** The kept form of a YouTube transcript (its segments are always timed). */
+function keptYoutube(transcript: StoredTranscript): KeptTranscript {
+  const { videoId } = transcript;
+  return {
+    platform: 'youtube',
+    videoId,
+    url: `https://www.youtube.com/watch?v=${videoId}`,
+    ...(transcript.title ? { title: transcript.title } : {}),
+    lang: transcript.lang,
+    aiGenerated: transcript.aiGenerated,
+    durationSeconds: transcript.durationSeconds,
+    segments: transcript.segments,
+    ...(transcript.chapters?.length ? { chapters: transcript.chapters } : {}),
+    keptAt: new Date().toISOString(),
+  };
 }
 
 /**

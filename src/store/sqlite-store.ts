@@ -54,6 +54,15 @@ export class SqliteStore {
     return this.file.transaction((db) => this.sql.run(db, 'DELETE FROM kv WHERE key = ?', [key]));
   }
 
+  /**
+   * Deletes the expired keys under `prefix` (a read skips them, but SQLite keeps their rows until then):
+   * for large values kept a while (screenshots). The range on the primary key reads only that prefix's rows.
+   */
+  sweepExpired(prefix: string): Promise<void> {
+    const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+    return this.file.transaction((db) => this.sql.run(db, 'DELETE FROM kv WHERE key >= ? AND key < ? AND expires IS NOT NULL AND expires <= ?', [prefix, end, Date.now()]));
+  }
+
   /** Writes `next` only if the key still holds `expected` (compare-and-swap); false when it changed. */
   compareAndSet(key: string, expected: string | undefined, next: string | undefined): Promise<boolean> {
     return this.file.transaction((db) => {

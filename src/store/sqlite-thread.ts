@@ -150,6 +150,11 @@ export class SqliteThreadStore {
     return this.call('delete', [key]);
   }
 
+  /** Deletes the expired keys under `prefix` (screenshots), on the store's thread. */
+  sweepExpired(prefix: string): Promise<void> {
+    return this.call('sweepExpired', [prefix]);
+  }
+
   /** Writes `next` only if the key still holds `expected` (compare-and-swap); false when it changed. */
   compareAndSet(key: string, expected: string | undefined, next: string | undefined): Promise<boolean> {
     return this.call('compareAndSet', [key, expected, next]);

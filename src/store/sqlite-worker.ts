@@ -69,6 +69,7 @@ async function main(): Promise<void> {
     getPair: ([key, guess]) => store.getPair(key as string, guess as string | undefined),
     set: ([key, value, ttl]) => store.set(key as string, value as string, ttl as number | undefined),
     delete: ([key]) => store.delete(key as string),
+    sweepExpired: ([prefix]) => store.sweepExpired(prefix as string),
     compareAndSet: ([key, expected, next]) => store.compareAndSet(key as string, expected as string | undefined, next as string | undefined),
     reserve: ([request], hint) => ledger.reserve(withAllowance(request as PlainRef<Parameters<typeof ledger.reserve>[0]>, hint)),
     settle: ([request], hint) => ledger.settle(withAllowance(request as PlainRef<Parameters<typeof ledger.settle>[0]>, hint)),

@@ -61,6 +61,12 @@ export class Store {
     await this.guard(() => this.engine.delete(key));
   }
 
+  /** Frees the expired keys under `prefix` (SQLite keeps their rows until then; Redis drops them itself). */
+  async sweepExpired(prefix: string): Promise<void> {
+    const engine = this.engine;
+    if (engine instanceof SqliteThreadStore) await this.guard(() => engine.sweepExpired(prefix));
+  }
+
   /**
    * Atomic read-modify-write of one key, across every process sharing the store. `change` returns
    * the new value (undefined deletes) and a result for the caller; throwing aborts without writing.

@@ -17,7 +17,7 @@ function costText(operation: AnyOperation): string {
 export function operationsTable(operations: AnyOperation[]): string {
   const rows = operations.map((op) => {
     const paths = [op.http.path, ...(op.http.aliases ?? [])].map((p) => `\`${p}\``).join(', ');
-    const methods = op.http.alsoGet ? `${op.http.method}, GET` : op.http.method;
+    const methods = op.http.alsoGet ? `${op.http.method}, GET` : op.http.alsoPost ? `${op.http.method}, POST` : op.http.method;
     return `| \`${op.name}\` | ${methods} ${paths} | ${op.plan}+ | ${costText(op)} | ${op.kind} | ${op.title} |`;
   });
   return [TABLE_START, '| tool | REST | plan | credits | kind | what |', '|---|---|---|---|---|---|', ...rows, TABLE_END].join('\n');

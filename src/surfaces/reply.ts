@@ -10,6 +10,16 @@ export function sendJson(res: ServerResponse, status: number, body: string): voi
   res.end(body);
 }
 
+/** An operation's bytes (HttpBinding.binary): its result's base64 `data`, decoded. Private to the key that asked. */
+export function sendBytes(res: ServerResponse, status: number, contentType: string, body: { data: string }): void {
+  const bytes = Buffer.from(body.data, 'base64');
+  res.statusCode = status;
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Content-Length', bytes.length);
+  res.setHeader('Cache-Control', 'private, no-store');
+  res.end(bytes);
+}
+
 export function sendError(req: IncomingMessage, res: ServerResponse, error: GleanerError, requestId: string): void {
   if (res.headersSent) {
     res.end();

@@ -10,7 +10,21 @@ import type { DomElement, DomNode } from './dom.js';
  * Class names the rules below read: Readability strips every class it is not told to keep, so the
  * page's classes matching these are kept through it (extract.ts), else the class rules see nothing.
  */
-export const CLEANING_CLASS = /caption|credit|byline|dateline|timestamp|publish|posted|author|breadcrumb/i;
+export const CLEANING_CLASS = /caption|credit|byline|dateline|timestamp|publish|posted|author|breadcrumb|comment|respond|repl|disqus|tag|categor|related|recommend|bio|share|sharing|social|newsletter|subscribe|read-?more|read-?next|more-/i;
+
+/**
+ * Boxes that are not the article, by their class or id: reader comments and the comment form,
+ * author boxes, related and recommended stories, tag and category lines, share and newsletter boxes.
+ * Readability passes over a box whose name also says "content" or "article" ("comment-content",
+ * "related-articles"), and then may choose it instead of a short post.
+ */
+const NOT_ARTICLE_NAME =
+  /^(?:(?:wp|post|entry|article|blog|story|user|reader)[-_])?(?:author[-_]?(?:bio|box|info|card|profile|details|description|about|block|wrap)|about[-_]?(?:the[-_]?)?author|bio[-_]?box|related(?:[-_].*)?|recommend(?:ed|ations)?(?:[-_].*)?|read[-_]?(?:more|next|also)|more[-_](?:stories|articles|news|posts|from)(?:[-_].*)?|you[-_]?(?:may|might)[-_].*|also[-_]?like|tags?|tag[-_]?(?:list|links|cloud)|post[-_]?tags|entry[-_]?tags|categories|cat[-_]links|(?:social|share|sharing)(?:[-_].*)?|newsletter(?:[-_].*)?|subscribe(?:[-_].*)?)$/i;
+/** Reader comments and the comment form, by name: not the article, except on a discussion page (where they are the content). */
+const COMMENTS_NAME =
+  /^(?:(?:wp|post|entry|article|blog|story|user|reader)[-_])?(?:comments?|comment[-_]?(?:list|area|section|form|respond|wrap(?:per)?|s[-_]area|thread|s[-_]wrap(?:per)?|s[-_]container|s[-_]section|container)|commentform|respond|comment[-_]?respond|replies|disqus(?:[-_]thread)?)$/i;
+/** The share of the surrounding text above which a box is taken for the article itself, whatever its name. */
+const BOX_SHARE = 0.5;
 
 /** Captions and credits by their markup. */
 const CAPTION_SELECTOR = 'figcaption, [class*="caption" i], [id*="caption" i], [class*="credit" i], [itemprop="caption"], [itemprop="copyrightHolder"]';
@@ -164,7 +178,74 @@ function isLinkList(element: DomElement, [all, linked]: [number, number]): boole
   return LINK_BLOCKS.has(element.nodeName) && all <= SHORT * 2;
 }
 
-export function cleanArticle(root: DomElement): void {
+function namedNotArticle(element: DomElement, keepComments: boolean): boolean {
+  const names = `${element.getAttribute('id') ?? ''} ${element.getAttribute('class') ?? ''}`.split(/\s+/);
+  return names.some((name) => name !== '' && (NOT_ARTICLE_NAME.test(name) || (!keepComments && COMMENTS_NAME.test(name))));
+}
+
+/**
+ * A discussion page (a forum thread, a question and its answers), told by its schema.org markup and
+ * the absence of an article's: there the replies are the content, and the comment rules stay off.
+ */
+export function isDiscussionPage(html: string): boolean {
+  return /DiscussionForumPosting|QAPage|schema\.org\/Question|"@type"\s*:\s*"Question"|itemtype="[^"]*Comment/.test(html) && !/og:type"?\s+content="article|content="article"\s+property="og:type|"(?:News)?Article"|BlogPosting/.test(html);
+}
+
+/**
+ * Comment sections, comment forms, author boxes, related and tag boxes by their class or id (see
+ * NOT_ARTICLE_NAME), except one that holds the page's main element, or one without which too little text would stay.
+ * Run on the page before Readability (so it cannot choose one of them) and on the article after it.
+ */
+export function removeNotArticleBoxes(root: DomElement, keepComments = false): void {
+  let rest = text(root).length;
+  for (const element of [...root.querySelectorAll('[class], [id]')]) {
+    if (!element.parentNode || element === root || /^(?:HTML|BODY|MAIN|ARTICLE)$/.test(element.nodeName) || !namedNotArticle(element, keepComments)) continue;
+    if (element.querySelector('main, [role="main"], article, [itemprop="articleBody"], h1')) continue;
+    // A long comment section may outweigh a short post: what stays must still be some text.
+    const length = text(element).length;
+    if (rest - length < SHORT / 2) continue;
+    rest -= length;
+    element.remove();
+  }
+}
+
+/** Headings that open the comments ("Leave a Reply", "3 Responses to ...", "Comments"): the rest of their block goes with them. */
+const COMMENT_HEADING = /^(?:\d+\s+)?(?:comments?|responses?(?: to\b.*)?|thoughts? on\b.*|leave a (?:reply|comment)|post a comment|add (?:a |your )?comment|join the (?:discussion|conversation)|reader comments|what do you think\??)\s*(?:\(\d+\))?:?$/i;
+/** The lines of a comment form and of the notes around it. */
+const FORM_TEXT =
+  /^(?:name|e-?mail|website|url|comment|message)\s*(?:\*|\(required\)|\(will not be published\)(?: \(required\))?)|required fields are marked|your email address will not be published|save my name,? email|notify me of (?:follow-up comments|new posts|new comments)|you must be (?:logged in|registered) to post|this site uses akismet|^cancel reply$|^(?:log ?in|sign ?in) to (?:reply|comment)/i;
+/** Tag and category lines ("Tags: a, b", "Filed under: News"). */
+const TAG_LINE = /^(?:tags?|tagged(?: with| as| in)?|filed (?:under|in)|categor(?:y|ies)|topics?|labels?|keywords)\s*:|^(?:tagged|filed under)\s/i;
+
+function removeCommentsAndTags(root: DomElement, keepComments: boolean): void {
+  const total = text(root).length;
+  for (const element of [...root.querySelectorAll('form, label')]) {
+    if (element.parentNode && text(element).length <= total * BOX_SHARE) element.remove();
+  }
+  for (const element of [...root.querySelectorAll('h2, h3, h4, h5, h6, p, div, span, li, dt, dd, strong, b')]) {
+    if (!element.parentNode || element.querySelector('p, div, li, h2, h3, h4')) continue;
+    const words = text(element);
+    if (!words || words.length > SHORT) continue;
+    if (FORM_TEXT.test(words) || (TAG_LINE.test(words) && !isSentence(words))) {
+      element.remove();
+      continue;
+    }
+    if (!keepComments && words.length <= 80 && COMMENT_HEADING.test(words)) {
+      // The heading and what follows it in its block, when that is not most of the article.
+      const following: DomNode[] = [];
+      for (let next = element.nextSibling ?? null; next; next = next.nextSibling ?? null) following.push(next);
+      const after = following.reduce((sum, node) => sum + text(node).length, 0);
+      if (after <= total * BOX_SHARE) {
+        for (const node of following) (node as DomElement).remove();
+        element.remove();
+      }
+    }
+  }
+}
+
+export function cleanArticle(root: DomElement, keepComments = false): void {
+  removeNotArticleBoxes(root, keepComments);
+  removeCommentsAndTags(root, keepComments);
   removeCaptions(root);
   removeBreadcrumbs(root);
   removeBylines(root);

@@ -46,6 +46,11 @@ export interface CrawlOptions {
   scope?: ScopeOptions;
   /** Link depth followed from the start URL (0: the start page alone); unbounded when absent. */
   maxDepth?: number;
+  /**
+   * Turns each kept page into what the result holds (a model's answer about it, see
+   * operations/page-answers.ts); a page it fails is listed in `failed`. Its links are followed either way.
+   */
+  finish?: (page: CrawledPage) => Promise<CrawledPage>;
 }
 
 export type CrawledPage = Omit<ScrapeResult, 'urls'>;
@@ -128,7 +133,6 @@ export async function crawlSite(http: HttpClient, url: string, options: CrawlOpt
           const page = await scrapeFetched(outcome, { format: options.format, onlyMainContent: options.onlyMainContent ?? true, signal: options.signal, documents: options.documents });
           if (pages.length >= options.maxPages) return;
           const { urls, ...rest } = page;
-          if (keep(pageUrl)) pages.push(rest);
           const below = (depth.get(pageUrl) ?? 0) + 1;
           if (mode === 'recursive' && below <= (options.maxDepth ?? Infinity)) {
             for (const link of urls) {
@@ -139,6 +143,12 @@ export async function crawlSite(http: HttpClient, url: string, options: CrawlOpt
                 queue.push(own);
               }
             }
+          }
+          if (keep(pageUrl)) {
+            // Links first: a page whose answer fails still leads to the pages it links to.
+            const kept = options.finish ? await options.finish(rest) : rest;
+            if (pages.length >= options.maxPages) return;
+            pages.push(kept);
           }
           options.progress?.(pages.length, total());
           return;

@@ -27,8 +27,11 @@ const readers: DocumentProcess[] = [];
 /** An idle reader, or a new one (there are never more than READERS: each one is used under a slot). */
 function reader(): DocumentProcess {
   for (let i = readers.length - 1; i >= 0; i--) if (!readers[i].alive) readers.splice(i, 1);
-  const idle = readers.find((candidate) => !candidate.busy);
-  if (idle) return idle;
+  return readers.find((candidate) => !candidate.busy) ?? fresh();
+}
+
+/** A new reader, in a slot whose reader is gone. */
+function fresh(): DocumentProcess {
   const started = new DocumentProcess();
   readers.push(started);
   return started;
@@ -62,7 +65,17 @@ async function run(task: DocumentTask, limits: DocumentLimits): Promise<Document
   // of many PDFs), and a reader starting, do not use up its time.
   const release = await slots.acquire({ owner: limits.owner ?? 'anonymous', waitMs: waitFor(timeoutMs), signal: limits.signal, what: `the ${kind} at ${task.url}` });
   try {
-    return await reader().run(task, { timeoutMs, signal: limits.signal });
+    const first = reader();
+    const outcome = await first.run(task, { timeoutMs, signal: limits.signal }).catch((error: unknown) => error);
+    // A reader that read documents before keeps some of their memory: a document it ran out of memory on
+    // gets one more try in a fresh reader, so every document has all of READER_MEMORY_MB.
+    const outOfMemory = outcome instanceof ReaderStopped ? outcome.reason === 'memory' : !(outcome as DocumentOutcome).ok && (outcome as { memory?: true }).memory === true;
+    if (outOfMemory && first.used) {
+      first.stop();
+      return await fresh().run(task, { timeoutMs, signal: limits.signal });
+    }
+    if (outcome instanceof Error) throw outcome;
+    return outcome as DocumentOutcome;
   } catch (error) {
     if (!(error instanceof ReaderStopped)) throw error;
     if (error.reason === 'aborted') throw limits.signal?.reason ?? error;

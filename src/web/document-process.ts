@@ -6,22 +6,27 @@
  *
  * - its V8 heap by --max-old-space-size (the process dies, not the server);
  * - on Linux, everything it allocates (heap, ArrayBuffers, native memory) by RLIMIT_DATA, set with
- *   the shell's `ulimit -d` before Node starts: an allocation past it fails inside the reader;
+ *   the shell's `ulimit -d` before Node starts to what a reader maps at start plus READER_MEMORY_MB:
+ *   an allocation past it fails inside the reader;
  * - its resident memory watched from here every 50 ms (/proc), the reader killed when it passes;
  * - the deadline, an abort by the caller, and a reader left large after a document end it too.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { DocumentOutcome, DocumentTask } from './document-worker.js';
+import type { DocumentOutcome, DocumentTask, ReaderReady } from './document-worker.js';
 import { READER_MEMORY_MB } from './document-read.js';
+import { dataSizeMb, residentMemory } from './process-memory.js';
+
 
 export { READER_MEMORY_MB };
 
 /** The heap within READER_MEMORY_MB; pdf.js needs about 150 MB for a 100-page book. */
 const HEAP_MB = 768;
 const WATCH_EVERY_MS = 50;
-/** A reader holding more than this after a document is ended, so the memory goes back to the system. */
+/**
+ * A reader holding more than this after a document is ended, so the memory goes back to the system; or
+ * having mapped this much past its reservation, so the next document has all of READER_MEMORY_MB.
+ */
 const RECYCLE_ABOVE_MB = 512;
 /** An idle reader exits after this long; the next document starts a new one. */
 const IDLE_MS = 30_000;
@@ -41,17 +46,12 @@ export class ReaderStopped extends Error {
   }
 }
 
-/** Resident memory of a process in MB, now and at its peak, from /proc (Linux); null elsewhere or once it is gone. */
-export function residentMemory(pid: number): { rssMb: number; peakMb: number } | null {
-  try {
-    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (field: string) => Number(status.match(new RegExp(`^${field}:\\s*(\\d+)\\s*kB`, 'm'))?.[1] ?? NaN);
-    const rss = kb('VmRSS');
-    return Number.isNaN(rss) ? null : { rssMb: rss / 1024, peakMb: kb('VmHWM') / 1024 };
-  } catch {
-    return null;
-  }
-}
+/**
+ * The data limit a reader starts under, while it loads its libraries: only a backstop. Once loaded, the
+ * reader lowers its own limit to what it has mapped then plus what a document may use (document-child.ts):
+ * V8 reserves a different amount by Node version and by this limit, so the limit is measured, not assumed.
+ */
+const LOADING_LIMIT_MB = 4096;
 
 function command(): [string, string[]] {
   const fromSources = import.meta.url.endsWith('.ts');
@@ -59,7 +59,7 @@ function command(): [string, string[]] {
   const node = [`--max-old-space-size=${HEAP_MB}`, ...(fromSources ? ['--import', import.meta.resolve('tsx')] : []), entry];
   if (process.platform !== 'linux') return [process.execPath, node];
   // `ulimit -d` takes kilobytes; if the server's own limit is lower it stays (the watch still holds).
-  return ['/bin/sh', ['-c', `ulimit -d ${READER_MEMORY_MB * 1024} 2>/dev/null; exec "$0" "$@"`, process.execPath, ...node]];
+  return ['/bin/sh', ['-c', `ulimit -d ${LOADING_LIMIT_MB * 1024} 2>/dev/null; exec "$0" "$@"`, process.execPath, ...node]];
 }
 
 export class DocumentProcess {
@@ -72,6 +72,10 @@ export class DocumentProcess {
   /** Taken for a document, from the call on (a new reader is taken before it is ready). */
   private claimed = false;
   private killedFor: StopReason | undefined;
+  /** Documents this reader has finished. */
+  private documents = 0;
+  /** What the reader had mapped when it was ready (its data limit is this plus a document's share). */
+  private readyDataMb: number | null = null;
   /** Settles when the reader has loaded its libraries (or is gone). */
   private readonly started: Promise<boolean>;
 
@@ -90,8 +94,9 @@ export class DocumentProcess {
         resolve(false);
       });
     });
-    this.child.on('message', (outcome: DocumentOutcome | { ready: true }) => {
-      if (!('ready' in outcome)) this.current?.settle(outcome);
+    this.child.on('message', (outcome: DocumentOutcome | ReaderReady) => {
+      if ('ready' in outcome) this.readyDataMb = outcome.dataMb;
+      else this.current?.settle(outcome);
     });
     this.child.on('exit', (code, signal) => {
       this.exited = true;
@@ -113,6 +118,11 @@ export class DocumentProcess {
 
   get busy(): boolean {
     return this.claimed;
+  }
+
+  /** Has read documents before: what they left behind may be why a document ran out of memory. */
+  get used(): boolean {
+    return this.documents > 0;
   }
 
   /**
@@ -173,8 +183,11 @@ export class DocumentProcess {
 
   private afterTask(): void {
     if (this.exited) return;
+    this.documents++;
     const memory = this.child.pid ? residentMemory(this.child.pid) : null;
     if (memory && memory.rssMb > RECYCLE_ABOVE_MB) return this.stop();
+    const dataMb = this.child.pid ? dataSizeMb(this.child.pid) : null;
+    if (dataMb !== null && this.readyDataMb !== null && dataMb - this.readyDataMb > RECYCLE_ABOVE_MB) return this.stop();
     this.idle();
   }
 

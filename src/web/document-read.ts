@@ -25,6 +25,11 @@ export class DocumentUnreadable extends Error {
   override name = 'DocumentUnreadable';
 }
 
+/** A document the reader's memory limit stopped: a reader that read others before gets a second, fresh try. */
+export class MemoryRefused extends DocumentUnreadable {
+  override name = 'MemoryRefused';
+}
+
 /** All the memory one document reader may use (document-process.ts sets the limit). */
 export const READER_MEMORY_MB = 1024;
 
@@ -32,10 +37,10 @@ export const READER_MEMORY_MB = 1024;
  * An allocation the reader's memory limit refused (RLIMIT_DATA), as pdf.js or mammoth pass it on:
  * the document needs more memory than a document may use, and says so instead of the library's words.
  */
-export function memoryRefusal(error: unknown, url: string): DocumentUnreadable | null {
+export function memoryRefusal(error: unknown, url: string): MemoryRefused | null {
   const message = (error as Error)?.message ?? '';
   if (!/Array buffer allocation failed|allocation failed|Invalid typed array length|Invalid array buffer length/i.test(message)) return null;
-  return new DocumentUnreadable(`Reading ${url} needed more than the ${READER_MEMORY_MB} MB of memory a document may use; it was stopped.`);
+  return new MemoryRefused(`Reading ${url} needed more than the ${READER_MEMORY_MB} MB of memory a document may use; it was stopped.`);
 }
 
 export function escapeHtml(text: string): string {

@@ -6,7 +6,7 @@
 import type { Metadata } from '../model/content.js';
 import type { DocumentType } from './document-type.js';
 import type { ContentFormat, ExtractedPage } from './extract.js';
-import { DocumentUnreadable, type DocumentInfo, type ReadDocument } from './document-read.js';
+import { DocumentUnreadable, MemoryRefused, type DocumentInfo, type ReadDocument } from './document-read.js';
 import { documentMetadata, renderDocument } from './document-render.js';
 import { readPdf, readPdfInfo } from './pdf.js';
 import { readDocx, readDocxInfo } from './docx.js';
@@ -24,7 +24,16 @@ export interface DocumentTask {
 }
 
 /** `unreadable`: the document's fault (CONTENT_UNREADABLE); otherwise a defect in Gleaner. */
-export type DocumentOutcome = { ok: true; page: ExtractedPage } | { ok: true; metadata: Metadata } | { ok: false; unreadable: boolean; message: string };
+export type DocumentOutcome =
+  | { ok: true; page: ExtractedPage }
+  | { ok: true; metadata: Metadata }
+  | { ok: false; unreadable: boolean; message: string; memory?: true };
+
+/** A reader's first message: it has loaded its libraries, and had `dataMb` mapped then (null off Linux). */
+export interface ReaderReady {
+  ready: true;
+  dataMb: number | null;
+}
 
 /** pdf.js takes a plain Uint8Array only, and a Buffer crosses the process boundary as a Buffer. */
 const plain = (bytes: Uint8Array) => (Buffer.isBuffer(bytes) ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : bytes);
@@ -42,6 +51,7 @@ export default async function readDocumentTask(task: DocumentTask): Promise<Docu
     if (task.want === 'metadata') return { ok: true, metadata: documentMetadata(task.url, task.type, await info(task)) };
     return { ok: true, page: renderDocument(await read(task), task.type, task.url, task.want) };
   } catch (error) {
+    if (error instanceof MemoryRefused) return { ok: false, unreadable: true, message: error.message, memory: true };
     if (error instanceof DocumentUnreadable) return { ok: false, unreadable: true, message: error.message };
     return { ok: false, unreadable: false, message: error instanceof Error ? (error.stack ?? error.message) : String(error) };
   }

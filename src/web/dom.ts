@@ -73,14 +73,50 @@ export function parseDocument(html: string): DomDocument {
   // linkedom does not build the implied <html>/<body> of a bare fragment (it takes the first element
   // for the document); give it them.
   const start = html.slice(0, 10_000);
-  const source = /<html[\s>]/i.test(start)
-    ? html
+  const htmlTag = htmlTagAt(start);
+  const source = htmlTag >= 0
+    ? htmlFirst(html, htmlTag)
     : /<(?:head|body)[\s>]/i.test(start)
       ? `<!doctype html><html>${html}</html>`
       : `<!doctype html><html><head></head><body>${html}</body></html>`;
-  const doc = new DOMParser().parseFromString(source, 'text/html') as unknown as DomDocument;
+  let doc = new DOMParser().parseFromString(source, 'text/html') as unknown as DomDocument;
+  // Whatever the source, the rest of the code needs an <html> root with a body: should linkedom still
+  // have taken another element for the document, the page is parsed again as a fragment.
+  if (doc.documentElement?.nodeName !== 'HTML' || !doc.body) {
+    doc = new DOMParser().parseFromString(`<!doctype html><html><head></head><body>${html}</body></html>`, 'text/html') as unknown as DomDocument;
+  }
   repairDocument(doc, source);
   return doc;
+}
+
+/** Where the first <html> tag outside a comment starts (conditional comments hold some: `<!--[if IE]><html class="ie"><![endif]-->`), or -1. */
+function htmlTagAt(start: string): number {
+  const tag = /<!--[\s\S]*?(?:-->|$)|<html[\s>]/gi;
+  for (let match = tag.exec(start); match; match = tag.exec(start)) {
+    if (!match[0].startsWith('<!--')) return match.index;
+  }
+  return -1;
+}
+
+/**
+ * The source with its <html> tag first. linkedom takes the first element it meets for the document:
+ * a <script>, <meta> or stray text before <html> (which real pages have: analytics snippets, a
+ * server's debug output) became the root, with no body, and the extraction crashed. What came before
+ * the tag moves into the page's head, which a browser's parser does too (the repair below
+ * then moves text and other elements from the head to the body); a doctype, an XML declaration and
+ * comments before it are dropped, as they carry no content.
+ */
+function htmlFirst(html: string, at: number): string {
+  if (at === 0) return html;
+  const before = html.slice(0, at).replace(/^\ufeff/, '').replace(/<!doctype[^>]*>|<\?xml[^>]*>|<!--[\s\S]*?-->/gi, '');
+  if (!before.trim()) return html;
+  // Into the page's <head>, or a new one: linkedom reads a <head> or <body> that follows other content
+  // in <html> as one more element of the body. The repair then moves text and other elements on to the body.
+  const rest = html.slice(at);
+  const head = /<head[\s>]/i.exec(rest.slice(0, 10_000));
+  const end = rest.indexOf('>', head ? head.index : 0);
+  if (end < 0) return `<!doctype html>${before}${rest}`;
+  return `<!doctype html>${rest.slice(0, end + 1)}${head ? before : `<head>${before}</head>`}${rest.slice(end + 1)}`;
 }
 
 /** What may stay in <head>; anything else there is page content the parser put in the wrong place. */
@@ -104,11 +140,21 @@ function repairDocument(doc: DomDocument, source: string): void {
     }
   }
   if (strays.length) body.prepend(...strays);
+  // Beside <head> and <body> in <html>: head elements (a <meta> or <script> that came before <html>)
+  // go to the head, content before the body to the body's start, content after it to its end.
+  const leading: DomNode[] = [];
   const outside: DomNode[] = [];
-  for (const child of [...root.childNodes]) if (child !== head && child !== body) outside.push(child);
+  let afterBody = false;
+  for (const child of [...root.childNodes]) {
+    if (child === body) afterBody = true;
+    else if (child === head) continue;
+    else if (!afterBody && head && child.nodeType === 1 && HEAD_CONTENT.has(child.nodeName.toUpperCase())) head.append(child);
+    else (afterBody ? outside : leading).push(child);
+  }
   for (const child of [...doc.childNodes]) if (child !== root && child.nodeType !== 10 && child.nodeType !== 8) outside.push(child);
-  const meaningful = outside.filter((child) => child.nodeType === 1 || (child.nodeType === 3 && /\S/.test(child.textContent ?? '')));
-  if (meaningful.length) body.append(...meaningful);
+  const meaningful = (nodes: DomNode[]) => nodes.filter((child) => child.nodeType === 1 || (child.nodeType === 3 && /\S/.test(child.textContent ?? '')));
+  if (meaningful(leading).length) body.prepend(...meaningful(leading));
+  if (meaningful(outside).length) body.append(...meaningful(outside));
   // A second <html> or <body> (pages glued together, templates that wrap a whole page): its content
   // belongs to the one body. Looked for only when the source has more than one such tag.
   if ((source.match(/<(?:html|body)[\s>]/gi)?.length ?? 0) > 2) {

@@ -6,8 +6,8 @@
 import { Readability } from '@mozilla/readability';
 import type { Metadata } from '../model/content.js';
 import { cleanText, parseDocument, type DomDocument, type DomElement, type DomNode } from './dom.js';
-import { htmlToMarkdown, repairTables } from './markdown.js';
-import { cleanArticle, CLEANING_CLASS } from './clean-article.js';
+import { htmlToMarkdown, repairTables, simplifyTables } from './markdown.js';
+import { cleanArticle, CLEANING_CLASS, isDiscussionPage, removeNotArticleBoxes } from './clean-article.js';
 import { extractPageMetadata } from './page-metadata.js';
 import { baseUrlOf, documentLinks } from './links.js';
 
@@ -309,6 +309,8 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
     const languages = languageClasses(doc);
     const classesToPreserve = [...languages, ...cleaningClasses(doc)];
     removeBanners(doc);
+    const discussion = isDiscussionPage(html);
+    if (doc.body) removeNotArticleBoxes(doc.body, discussion);
     unwrapAsidesHoldingMain(doc);
     const charThreshold = articleThreshold(doc);
     let article: { title?: string | null; content?: DomElement | null; textContent?: string | null } | null = null;
@@ -322,7 +324,7 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
     if (article?.content && cleanText(article.textContent)) {
       main = article.content;
       try {
-        cleanArticle(main);
+        cleanArticle(main, discussion);
       } catch {
         // A tree too deep for the cleaning keeps what Readability kept.
       }
@@ -355,8 +357,14 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
       }
     }
   }
+  // A page with no text at all (an empty document, or an app shell whose text scripts build) answers
+  // with its title, links and metadata, and says so rather than leaving the caller with a blank.
+  if (!cleanText(content)) warnings.push(NO_TEXT_WARNING);
   return { title, content, links, metadata, warnings };
 }
+
+/** The warning of a page without any text (docs/web-extraction.md). */
+export const NO_TEXT_WARNING = 'The page has no text: it is empty, or its text is built by scripts (render=always reads it in a browser).';
 
 /** The page's body with only scripts, styles and the like removed (furniture and all). */
 function bare(html: string, base: string): DomElement | null {
@@ -382,7 +390,11 @@ function convert(main: DomElement, options: ExtractOptions, warnings: string[]):
   const markdownOptions = { noLinks: options.noLinks };
   const owner = main.ownerDocument;
   try {
-    if (owner) repairTables(main, (name) => owner.createElement(name));
+    if (owner) {
+      const create = (name: string) => owner.createElement(name);
+      repairTables(main, create);
+      simplifyTables(main, create);
+    }
     return htmlToMarkdown(main, markdownOptions);
   } catch (first) {
     try {

@@ -115,6 +115,80 @@ function cleanRow(row: DomElement, createElement: (name: string) => DomElement):
   }
 }
 
+/** A cell with more text than this is a layout block, not a value. */
+const LAYOUT_CELL_CHARS = 400;
+/** What the GFM table rule cannot put in a cell: with any of these it kept the whole table as raw HTML. */
+const CELL_BLOCKS = /^(?:P|DIV|SECTION|ARTICLE|UL|OL|DL|LI|DT|DD|BLOCKQUOTE|PRE|H[1-6]|HR|FIGURE|FIGCAPTION|HEADER|FOOTER|ADDRESS|CENTER)$/;
+
+const cellsOf = (row: DomNode) => [...row.childNodes].filter((cell) => cell.nodeName === 'TD' || cell.nodeName === 'TH') as DomElement[];
+
+/**
+ * Tables a model can read in markdown. The GFM rule writes a table holding a list, a heading, a
+ * quote or code as raw HTML (`<table><tr><td><a href=...>`), and a line break in a cell as `<br>`.
+ * So, innermost tables first: a layout table (one holding another table, a single column, a heading
+ * or a long text in a cell) becomes its cells' content as blocks, in reading order; in a data table
+ * each cell's blocks and line breaks become inline text (list items joined by "; ", headings bold,
+ * code inline), so the table stays a markdown table.
+ */
+export function simplifyTables(root: DomElement, createElement: (name: string) => DomElement): void {
+  const tables = [...root.querySelectorAll('table')];
+  for (let i = tables.length - 1; i >= 0; i--) {
+    const table = tables[i];
+    if (!table.parentNode) continue;
+    const rows = ((table as DomElement & { rows?: DomElement[] }).rows ?? []) as DomElement[];
+    const cells = rows.flatMap(cellsOf);
+    const columns = Math.max(0, ...rows.map((row) => cellsOf(row).length));
+    const layout =
+      columns <= 1 ||
+      table.querySelector('table') !== null ||
+      cells.some((cell) => (cell.textContent ?? '').length > LAYOUT_CELL_CHARS || cell.querySelector('h1, h2, h3, h4, h5, h6') !== null);
+    if (layout) unwrapTable(table, rows, createElement);
+    else for (const cell of cells) inlineCell(cell, createElement);
+  }
+}
+
+function unwrapTable(table: DomElement, rows: DomElement[], createElement: (name: string) => DomElement): void {
+  const block = createElement('div');
+  const caption = table.querySelector('caption');
+  if (caption) {
+    const line = createElement('p');
+    line.append(...caption.childNodes);
+    block.append(line);
+  }
+  for (const row of rows) {
+    const line = createElement('div');
+    for (const cell of cellsOf(row)) {
+      const part = createElement('div');
+      part.append(...cell.childNodes);
+      line.append(part);
+    }
+    block.append(line);
+  }
+  table.replaceWith(block);
+}
+
+/** A cell's content as one line: blocks become spans with spaces between them, line breaks spaces. */
+function inlineCell(cell: DomElement, createElement: (name: string) => DomElement): void {
+  const elements = [...cell.querySelectorAll('*')];
+  // Items followed by another item, told before any is replaced.
+  const followed = new Set(elements.filter((element) => element.nodeName === 'LI' && (element as DomElement & { nextElementSibling: DomElement | null }).nextElementSibling?.nodeName === 'LI'));
+  for (let i = elements.length - 1; i >= 0; i--) {
+    const element = elements[i];
+    const name = element.nodeName;
+    if (name === 'BR') element.replaceWith(' ');
+    else if (name === 'HR') element.remove();
+    else if (name === 'PRE') {
+      const code = createElement('code');
+      code.textContent = (element.textContent ?? '').replace(/\s+/g, ' ').trim();
+      element.replaceWith(' ', code, ' ');
+    } else if (CELL_BLOCKS.test(name)) {
+      const span = createElement(/^H[1-6]$/.test(name) ? 'strong' : 'span');
+      span.append(...element.childNodes);
+      element.replaceWith(' ', span, followed.has(element) ? '; ' : ' ');
+    }
+  }
+}
+
 /**
  * Markdown of an HTML string, or of a DOM element's contents (turndown reads the element as it is,
  * without parsing HTML again). Throws when turndown does; extract.ts falls back.

@@ -20,6 +20,9 @@
  *     warnings?: string[]     // how the page was read, when the caller should know (not rendered, requests refused, a converter fell back)
  *   }
  *
+ * A page answer (format summary, answer or json, see docs/page-answers.md) replaces `content` with
+ * the model's answer and adds `model` (and `data`, the JSON value, for json).
+ *
  * Non-HTML text (plain text, JSON, XML...) comes back as is, with no title or links. PDF and Word
  * documents are read on the document threads (document-pool.ts) and come back like pages: their
  * text in the format asked for (a PDF's pages apart), their links, and their properties in
@@ -32,6 +35,7 @@ import { extractOffThread } from './extract-pool.js';
 import type { FetchedPage } from './fetch-page.js';
 import { readDocumentOffThread, type DocumentSettings } from './document-pool.js';
 import { loadPage, NEVER_RENDER, type LoadedPage, type RenderChoice } from './render/load.js';
+import type { Screenshot } from './render/screenshot.js';
 
 export interface ScrapeOptions {
   format: ContentFormat;
@@ -46,6 +50,9 @@ export interface ScrapeOptions {
   render?: RenderChoice;
 }
 
+/** What `content` holds: the page in one of its forms, or a model's answer about it. */
+export type PageFormat = ContentFormat | 'summary' | 'answer' | 'json';
+
 export interface ScrapeResult {
   url: string;
   title: string | null;
@@ -53,7 +60,7 @@ export interface ScrapeResult {
   description: string | null;
   ogUrl: string | null;
   content: string;
-  format: ContentFormat;
+  format: PageFormat;
   countCharacters: number;
   urls: string[];
   language: string | null;
@@ -63,6 +70,10 @@ export interface ScrapeResult {
   rendered: boolean;
   /** How the page was read, when the caller should know (not rendered, requests refused, a converter fell back). */
   warnings?: string[];
+  /** format json: the model's answer as a JSON value. */
+  data?: unknown;
+  /** A page answer: the model that gave it. */
+  model?: string;
 }
 
 /**
@@ -127,7 +138,9 @@ function assemble(page: FetchedPage | LoadedPage, format: ContentFormat, extract
   };
 }
 
-export async function scrape(http: HttpClient, url: string, options: ScrapeOptions): Promise<ScrapeResult> {
+/** A scrape, with the screenshot its render choice asked for (the PNG; the operation keeps it and replies with its URL). */
+export async function scrape(http: HttpClient, url: string, options: ScrapeOptions): Promise<ScrapeResult & { screenshot?: Screenshot }> {
   const page = await loadPage(http, url, options.render ?? NEVER_RENDER, { signal: options.signal, lang: options.lang, documentMaxBytes: options.documents?.maxBytes });
-  return scrapeFetched(page, { format: options.format, onlyMainContent: options.onlyMainContent, noLinks: options.noLinks, signal: options.signal, documents: options.documents });
+  const result = await scrapeFetched(page, { format: options.format, onlyMainContent: options.onlyMainContent, noLinks: options.noLinks, signal: options.signal, documents: options.documents });
+  return page.screenshot ? { ...result, screenshot: page.screenshot } : result;
 }

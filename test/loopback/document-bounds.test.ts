@@ -19,7 +19,8 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { DOCUMENTS_DIR } from '../support/document-site.js';
 import { pdfWithContent, smallPdf, wordBomb, wordParts, zipArchive, zlibBomb } from '../support/document-bombs.js';
 import { documentReaderPids, documentsReadFor } from '../../src/web/document-pool.js';
-import { residentMemory } from '../../src/web/document-process.js';
+import { dataSizeMb, residentMemory } from '../../src/web/process-memory.js';
+import { READER_MEMORY_MB } from '../../src/web/document-read.js';
 
 const READER_BOUND_MB = 1280;
 const SERVER_GROWTH_MB = 400;
@@ -135,6 +136,31 @@ describe('documents that unpack to gigabytes', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.content).toContain('Hello, here is some text without a meaning.');
   }, 180_000);
+});
+
+/** RLIMIT_DATA of a process in MB, from /proc/<pid>/limits. */
+function dataLimitMb(pid: number): number {
+  const line = fs.readFileSync(`/proc/${pid}/limits`, 'utf8').split('\n').find((entry) => entry.startsWith('Max data size'));
+  return Number(line?.split(/\s+/)[3]) / MB;
+}
+
+describe.runIf(process.platform === 'linux')("a reader's memory limit", () => {
+  // V8 maps a different amount at start by Node version (Node 24 several hundred MB more than 20), and a
+  // 117-page book leaves some behind: a fixed limit once left a reader on Node 24 too little for a Word file.
+  it('is what the reader mapped once loaded plus a document\'s share, and a reader that read a book still has room', async () => {
+    const key = await server.createKey('Free');
+    expect((await scrape(key, '/slow/1.pdf')).status).toBe(200);
+    expect((await scrape(key, '/honest.docx')).status).toBe(200);
+    // The reader that read them (or, if the book left it holding too much, its successor) is idle now.
+    const pids = documentReaderPids();
+    expect(pids.length).toBeGreaterThan(0);
+    for (const pid of pids) {
+      const roomMb = dataLimitMb(pid) - (dataSizeMb(pid) as number);
+      // At most a document's share and the libraries' lazy loading; at least a document's share less what a reader may keep.
+      expect(roomMb).toBeLessThanOrEqual(READER_MEMORY_MB + 256);
+      expect(roomMb).toBeGreaterThan(READER_MEMORY_MB - 512);
+    }
+  }, 300_000);
 });
 
 describe('a fair share of the document readers', () => {

@@ -103,10 +103,19 @@ describe('jobs over REST', () => {
     const key = await server.createKey('Free');
     const started = await server.request('POST', '/v1/test/job', { apiKey: key, body: { steps: 1, extra: 4 } });
     const { jobId } = started.body;
-    // The job reserved 1 up front and 4 more while running; it now waits for a step that never comes.
-    while (gates.listenerCount('step') === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    const record = await server.app.services.store.get<JobRecord>(`job:${jobId}`);
-    expect((record!.meta.reservation as { amount: number }).amount).toBe(5);
+    // The job reserved 1 up front and 4 more while running; it now waits for a step that never comes. Waited for
+    // by its own record (a listener on the gate may still be an earlier test's job on a busy machine).
+    const first = server;
+    const reserved = async () => {
+      const job = await first.app.services.store.get<JobRecord>(`job:${jobId}`);
+      return job?.meta.reservation && (job.meta.reservation as { amount: number }).amount === 5 ? job : undefined;
+    };
+    let record = await reserved();
+    while (!record || gates.listenerCount('step') === 0) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      record = await reserved();
+    }
+    expect((record.meta.reservation as { amount: number }).amount).toBe(5);
     expect(record!.lease?.owner).toBe(server.app.services.jobs.processId);
     expect((await server.request('GET', '/v1/me', { apiKey: key })).body.credits).toBe(95);
 

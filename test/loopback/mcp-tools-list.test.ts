@@ -131,7 +131,7 @@ describe('GLEANER_MCP_TOOLS', () => {
     expect(defaults).toEqual(expect.arrayContaining(['transcript', 'web_scrape', 'youtube_search', 'account', 'video_analysis']));
     expect(await names('all')).toEqual(expect.arrayContaining([...defaults, 'tiktok_transcript', 'x_transcript']));
     // A group with a job tool lists the tools that follow a job too.
-    expect(await names('web')).toEqual(['job_cancel', 'job_status', 'metadata', 'read', 'web_crawl', 'web_map', 'web_scrape']);
+    expect(await names('web')).toEqual(['job_cancel', 'job_status', 'metadata', 'read', 'web_crawl', 'web_map', 'web_scrape', 'web_scrape_batch']);
     // video: the tools that take any video link (the per-platform transcripts only by name).
     expect(await names('video')).toEqual(['metadata', 'read', 'transcript', 'video_transcript']);
     expect(await names('analysis')).toEqual(['job_cancel', 'job_status', 'video_analysis']);
@@ -139,7 +139,7 @@ describe('GLEANER_MCP_TOOLS', () => {
     expect(await names('video, tiktok_transcript')).toEqual(['metadata', 'read', 'tiktok_transcript', 'transcript', 'video_transcript']);
     expect(await names('account, tiktok_transcript')).toEqual(['account', 'job_cancel', 'job_list', 'job_status', 'tiktok_transcript']);
     const youtube = await names('youtube');
-    expect(youtube.every((name) => name.startsWith('youtube_') || ['read', 'transcript', 'job_status', 'job_cancel'].includes(name))).toBe(true);
+    expect(youtube.every((name) => name.startsWith('youtube_') || ['read', 'transcript', 'transcript_search', 'job_status', 'job_cancel'].includes(name))).toBe(true);
     expect(youtube).toContain('youtube_transcript');
   });
 

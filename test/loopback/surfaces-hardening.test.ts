@@ -10,6 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { startTestServer, type TestServer } from '../support/server.js';
 import { connectMcp, errorEnvelope } from '../support/mcp.js';
 import { TEST_OPERATIONS } from '../support/test-operations.js';
+import { selectOperations } from '../../src/surfaces/mcp/descriptors.js';
 
 let server: TestServer;
 let key: string;
@@ -124,7 +125,7 @@ describe('MCP sampling sessions (issue 11.10; only 2025 clients offering samplin
     expect(deleted.status).toBe(404);
     await deleted.text();
     // Still alive for its own key.
-    expect((await client.listTools()).tools.length).toBe(TEST_OPERATIONS.filter((o) => !o.restOnly && !o.mcpOnRequest).length);
+    expect((await client.listTools()).tools.length).toBe(selectOperations(TEST_OPERATIONS, undefined).length);
     await client.close();
   });
 

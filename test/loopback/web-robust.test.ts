@@ -1,7 +1,9 @@
 /**
- * No 500 and no empty reply on a real page: every real page of test/fixtures/web and a set of
- * generated broken pages (test/support/malformed-html.ts) go through GET /v1/web/scrape of a real
- * server, in markdown, text and html, main content and whole page. Then the breakages the issue
+ * No 500 and no empty reply on a real page: every real page of test/fixtures (the web pages and the
+ * platforms' recorded HTML pages), a set of generated broken pages (test/support/malformed-html.ts)
+ * and each kind of content before <html> go through GET /v1/web/scrape of a real server, in every
+ * format (markdown, text, html), main content and whole page. A page with no text at all answers its
+ * title and links with the no-text warning, never a blank. Then the breakages the issue
  * names, one by one, and the request identity (user agent, Accept-Language, lang, noLinks).
  */
 import fs from 'node:fs';
@@ -11,11 +13,12 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { REAL_PAGES_DIR, startFixtureSite, type FixtureSite } from '../support/fixture-site.js';
-import { malformedPage } from '../support/malformed-html.js';
-import { extractPage } from '../../src/web/extract.js';
+import { BEFORE_HTML, malformedPage } from '../support/malformed-html.js';
+import { extractPage, NO_TEXT_WARNING } from '../../src/web/extract.js';
 import { acceptLanguage } from '../../src/net/identity.js';
 
 const GENERATED_PAGES = 40;
+const FIXTURES_DIR = path.dirname(REAL_PAGES_DIR);
 const FORMATS = ['markdown', 'text', 'html'] as const;
 
 let server: TestServer;
@@ -56,6 +59,8 @@ interface Case {
   url: string;
   /** Words of which the reply must contain at least one (generated pages). */
   words?: string[];
+  /** A page with no text at all: empty content is right, with the no-text warning. */
+  textless?: boolean;
 }
 
 /** Every case in every format and mode through REST, a few at a time; returns the failures. */
@@ -69,7 +74,10 @@ async function scrapeAll(cases: Case[]): Promise<string[]> {
       const response = await server.request('GET', `/v1/web/scrape?url=${encodeURIComponent(run.url)}&format=${run.format}&onlyMainContent=${run.main}`, { apiKey: key });
       const where = `${run.label} ${run.format} ${run.main ? 'main' : 'page'}`;
       if (response.status !== 200) failures.push(`${where}: ${response.status} ${JSON.stringify(response.body?.error)}`);
-      else if (!response.body.content.trim()) failures.push(`${where}: empty content`);
+      else if (!response.body.content.trim()) {
+        if (!run.textless) failures.push(`${where}: empty content`);
+        else if (!response.body.warnings?.includes(NO_TEXT_WARNING)) failures.push(`${where}: empty content without the no-text warning`);
+      } else if (run.textless) failures.push(`${where}: content on a page without text (the test's list is wrong)`);
       else if (run.words && !run.words.some((word) => response.body.content.toLowerCase().includes(word))) failures.push(`${where}: none of the page's words`);
     }
   };
@@ -83,7 +91,48 @@ describe('scrape never answers 500 or empty on a real page', () => {
     expect(names.length).toBeGreaterThanOrEqual(60);
     const failures = await scrapeAll(names.map((name) => ({ label: name, url: `${site.origin}/real/${name}/` })));
     expect(failures).toEqual([]);
-  }, 600_000);
+  }, 1_200_000);
+
+  it("the platforms' recorded HTML pages in test/fixtures (Facebook, Instagram, TikTok, an app shell)", async () => {
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const file = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(file);
+        else if (/\.html?$/.test(entry.name)) files.push(file);
+      }
+    };
+    for (const entry of fs.readdirSync(FIXTURES_DIR)) if (entry !== 'web' && fs.statSync(path.join(FIXTURES_DIR, entry)).isDirectory()) walk(path.join(FIXTURES_DIR, entry));
+    expect(files.length).toBeGreaterThanOrEqual(10);
+    const cases = files.map((file, i) => {
+      const html = fs.readFileSync(file, 'utf8');
+      servedPages.set(`/fixture/${i}`, html);
+      // Pages that are scripts only (two TikTok pages: <body></body> and scripts), told by their source.
+      const visible = html.replace(/<(script|style|template)\b[\s\S]*?<\/\1\s*>/gi, '').replace(/<!--[\s\S]*?-->/g, '').replace(/<[^>]*>/g, '');
+      const textless = !/\S/.test(visible);
+      return { label: path.relative(FIXTURES_DIR, file), url: `${pagesOrigin}/fixture/${i}`, textless };
+    });
+    expect(cases.filter((c) => c.textless).length).toBeLessThanOrEqual(2);
+    const failures = await scrapeAll(cases);
+    expect(failures).toEqual([]);
+  }, 1_200_000);
+
+  it('each kind of content before <html> (scripts, comments, a meta, text, an XML declaration, junk), before each page shape', async () => {
+    const shapes = [
+      '<!doctype html><html lang="en"><head><title>Before</title></head><body><nav><a href="/">Home</a></nav><article><h1>Heading</h1><p>Quartz lantern paragraph of the page.</p></article></body></html>',
+      '<html><body><p>Quartz lantern paragraph of the page.</p></body></html>',
+      '<html><head><title>Before</title></head><p>Quartz lantern paragraph of the page.</p></html>',
+      `<html><head><title>Before</title></head><body><main><p>${LONG}</p><p>Quartz lantern paragraph of the page.</p></main></body></html>`,
+    ];
+    const cases = BEFORE_HTML.flatMap(([kind, before], i) =>
+      shapes.map((shape, j) => {
+        servedPages.set(`/before/${i}/${j}`, before + shape);
+        return { label: `${kind}, shape ${j}`, url: `${pagesOrigin}/before/${i}/${j}`, words: ['quartz lantern paragraph'] };
+      }),
+    );
+    const failures = await scrapeAll(cases);
+    expect(failures).toEqual([]);
+  }, 1_200_000);
 
   it(`${GENERATED_PAGES} generated broken pages (orphan cells, nested html, forms, no body, deep nesting, huge attributes, stray bytes...)`, async () => {
     const cases = Array.from({ length: GENERATED_PAGES }, (_, i) => {
@@ -92,7 +141,7 @@ describe('scrape never answers 500 or empty on a real page', () => {
     });
     const failures = await scrapeAll(cases);
     expect(failures).toEqual([]);
-  }, 600_000);
+  }, 1_200_000);
 
   it('the generator is deterministic: a seed gives the same page', () => {
     expect(malformedPage(7).html).toBe(malformedPage(7).html);
@@ -140,6 +189,32 @@ describe('the breakages behind the 500s and the empty replies', () => {
       '<head><title>t</title></head><p>No body tag here.</p>',
     ];
     for (const html of shapes) for (const format of FORMATS) expect(extract(html, format, false).content, html).toContain('No body tag here.');
+  });
+
+  it('content before <html> lands where a browser puts it: head elements out of the text, text and elements before the page', () => {
+    const page = '<html><head><title>T</title></head><body><p>Body text of the page.</p></body></html>';
+    for (const main of [true, false]) {
+      expect(extract(`<script>var a = 1;</script>${page}`, 'text', main).content).toBe('Body text of the page.');
+      expect(extract(`<meta charset="utf-8">${page}`, 'html', main).content).not.toContain('<meta');
+      expect(extract(`Notice: debug output\n${page}`, 'text', main).content).toBe('Notice: debug output\n\nBody text of the page.');
+    }
+    expect(extract(`<!-- c --><script>x()</script><!doctype html>${page}`, 'markdown', false).title).toBe('T');
+    // An <html> inside a conditional comment is not the page's: nothing moves, and the title is read.
+    const conditional = `<!DOCTYPE html>\n<!--[if lt IE 9]><html class="ie"><![endif]-->\n<!--[if gte IE 9]><!-->\n${page}`;
+    expect(extract(conditional, 'text', false).content).toBe('Body text of the page.');
+    expect(extract(conditional, 'html', false).title).toBe('T');
+  });
+
+  it('a page without any text answers empty content with the no-text warning', () => {
+    for (const html of ['', '<html><head></head><body></body></html>', '<!doctype html><html><head></head><body><script>app()</script></body></html>']) {
+      for (const format of FORMATS) {
+        for (const main of [true, false]) {
+          const page = extract(html, format, main);
+          expect(page.content).toBe('');
+          expect(page.warnings).toEqual([NO_TEXT_WARNING]);
+        }
+      }
+    }
   });
 
   it('a converter that fails on a page falls back to plain text with a warning, over REST too', async () => {

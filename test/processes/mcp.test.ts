@@ -5,6 +5,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { connectMcp, errorEnvelope } from '../support/mcp.js';
 import { TEST_OPERATIONS, gates } from '../support/test-operations.js';
 import { OPERATIONS } from '../../src/operations/table.js';
+import { selectOperations } from '../../src/surfaces/mcp/descriptors.js';
 import { GLEANER_MAIN } from '../support/built-cli.js';
 
 let server: TestServer;
@@ -21,14 +22,14 @@ function structured(result: unknown): any {
 
 const envelope = errorEnvelope;
 
-/** The tools listed by default: REST-only views and the per-platform transcripts (on request) are not. */
-const DEFAULT_TOOLS = OPERATIONS.filter((o) => !o.restOnly && !o.mcpOnRequest);
+/** The tools listed by default (GLEANER_MCP_TOOLS unset): not REST-only views, not tools listed on request or with their group only. */
+const DEFAULT_TOOLS = selectOperations(OPERATIONS, undefined);
 
 describe('MCP over streamable HTTP', () => {
   it('lists one tool per operation, with the bounds of its input', async () => {
     const client = await connectMcp(server.baseUrl, key);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(TEST_OPERATIONS.filter((o) => !o.restOnly && !o.mcpOnRequest).map((o) => o.name).sort());
+    expect(tools.map((t) => t.name).sort()).toEqual(selectOperations(TEST_OPERATIONS, undefined).map((o) => o.name).sort());
     const echo = tools.find((t) => t.name === 'test_post_echo')!;
     expect((echo.inputSchema.properties as any).items.maxItems).toBe(3);
     await client.close();

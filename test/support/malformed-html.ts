@@ -4,8 +4,10 @@
  * the breakages that crashed or emptied extraction: table cells and rows outside any table, stray
  * text inside rows, unclosed tables, a second <html>/<body>, no <body> or no <head>, the whole body
  * in a <form> (ASP.NET), <main> inside an <aside>, deep nesting, unclosed tags, huge attributes,
- * control characters and stray bytes; constructs that swallow the rest of a page (an unclosed
- * comment, script or truncated tag) only come after the text.
+ * control characters and stray bytes, and content before <html> (scripts, comments, a <meta>, text,
+ * an XML declaration, binary junk: linkedom took the first element for the document and the extraction
+ * crashed); constructs that swallow the rest of a page (an unclosed comment, script or truncated tag)
+ * only come after the text.
  */
 
 /** mulberry32: a small seeded generator (deterministic, good enough for test data). */
@@ -21,6 +23,23 @@ export function seededRandom(seed: number): () => number {
 }
 
 const WORDS = 'river lantern orbit copper meadow signal harbor velvet summit canyon ember quarry falcon garnet willow tundra beacon cobalt prairie'.split(' ');
+
+/** What real pages put before their <html> tag (analytics snippets, server debug output, a BOM and an XML declaration...). */
+export const BEFORE_HTML: ReadonlyArray<[kind: string, html: string]> = [
+  ['script before html', '<script>window.t0 = Date.now();</script>'],
+  ['comment before html', '<!-- generated in 12 ms -->'],
+  ['comment and script before doctype', '<!-- a --><script src="/x.js"></script><!doctype html>'],
+  ['meta before html', '<meta charset="utf-8"><meta name="viewport" content="width=device-width">'],
+  ['style before html', '<style>body { margin: 0 }</style>'],
+  ['link before html', '<link rel="stylesheet" href="/a.css">'],
+  ['text before html', 'Warning: Undefined variable $x in /var/www/index.php on line 3\n'],
+  ['element before html', '<div id="debug"><b>debug</b> output</div>'],
+  ['BOM and XML declaration', '\ufeff<?xml version="1.0" encoding="utf-8"?>\n'],
+  ['binary junk before html', '\u0000\u0001\u00ff\u00fe\u0007PK\u0003\u0004'],
+  ['noscript before html', '<noscript><img src="/pixel.gif"></noscript>'],
+  ['processing instruction before html', '<?php echo 1; ?>'],
+  ['CDATA before html', '<![CDATA[ x ]]>'],
+];
 
 export interface MalformedPage {
   seed: number;
@@ -93,6 +112,12 @@ export function malformedPage(seed: number): MalformedPage {
     : shape === 'fragment' ? body
     : shape === 'head only' ? `${head}${body}`
     : `<html><head><title>Seed ${seed}</title>${body}</head><body></body></html>`;
+
+  if (chance(0.6)) {
+    const [kind, before] = pick(BEFORE_HTML);
+    kinds.push(kind);
+    html = before + html;
+  }
 
   // Endings that swallow what follows, so only after all the text.
   const ending = pick(['', '<!-- unclosed comment', '<script>var x = "</div>', '<div cla', '<scr', '<style>p{}', '\u0000\u0000garbage\u00ff\u00fe', '<![CDATA[ x'] as const);

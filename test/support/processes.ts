@@ -9,6 +9,8 @@ export interface GleanerProcess {
   child: ChildProcess;
   /** stderr so far (the log). */
   log(): string;
+  /** stdout so far (an owner key printed on a first start). */
+  output(): string;
   /** The base URL, for `serve`. */
   url?: string;
   /** Waits until the log contains `pattern`. */
@@ -27,7 +29,8 @@ export async function startGleaner(args: string[], env: Record<string, string>):
     stderr += chunk.toString();
     for (const wake of waiters.splice(0)) wake();
   });
-  child.stdout!.resume();
+  let stdout = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const exited = once(child, 'exit');
   const waitForLog = async (pattern: RegExp) => {
     for (;;) {
@@ -40,6 +43,7 @@ export async function startGleaner(args: string[], env: Record<string, string>):
   const proc: GleanerProcess = {
     child,
     log: () => stderr,
+    output: () => stdout,
     waitForLog,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -63,6 +63,8 @@ export interface YoutubeReplay {
    * WEB player reply in the 2026 shape or an empty caption body; undefined leaves it to them.
    */
   intercept?: (request: ReplayRequest) => ReplayAnswer | undefined;
+  /** Holds a request's answer until the returned promise settles (a test that must catch a caller mid-way); undefined answers at once. */
+  hold?: (request: ReplayRequest) => Promise<void> | undefined;
   /** The key of a recorded InnerTube request body. */
   keyOf(endpoint: string, body: string): string;
   close(): Promise<void>;
@@ -212,6 +214,7 @@ export async function startYoutubeReplay(): Promise<YoutubeReplay> {
       const made = replay.intercept?.(recorded);
       if (made) answer = { status: made.status ?? 200, type: made.type ?? 'application/json; charset=UTF-8', body: made.body };
       requests.push(recorded);
+      await replay.hold?.(recorded);
       inFlight++;
       replay.maxInFlight = Math.max(replay.maxInFlight, inFlight);
       if (replay.latencyMs > 0) await delay(replay.latencyMs);

@@ -17,7 +17,7 @@ describe('documents derived from the operation table', () => {
     expect(manifest.manifest_version).toBe('0.3');
     expect(manifest.tools).toEqual(manifestTools(OPERATIONS));
     const names = manifest.tools.map((tool: { name: string }) => tool.name);
-    for (const operation of OPERATIONS.filter((op) => op.restOnly || op.mcpOnRequest)) expect(names).not.toContain(operation.name);
+    for (const operation of OPERATIONS.filter((op) => op.restOnly || op.mcpOnRequest || op.mcpGroupOnly)) expect(names).not.toContain(operation.name);
     expect(manifest.user_config.api_key.sensitive).toBe(true);
     expect(manifest.server.mcp_config.env.GLEANER_API_KEY).toBe('${user_config.api_key}');
   });

@@ -124,3 +124,72 @@ describe('through the extraction (Readability strips classes)', () => {
     expect(out).not.toMatch(/class="[^"]*(?:byline|credit)/i);
   });
 });
+
+describe('comments, comment forms, tag lines and boxes named as not the article', () => {
+  const TEXT = BODY.replace(/<\/?p>/g, '');
+
+  it('a comments heading and what follows it go, with the form lines, by their words alone', () => {
+    const text = cleaned(
+      `${BODY}<h3>2 Responses to “The harbour wall”</h3><ol><li>Bob says: lovely piece about the wall.</li></ol><h3>Leave a Reply</h3><p>Your email address will not be published. Required fields are marked *</p><p>Name (required)</p>`,
+    );
+    expect(text).toBe(TEXT);
+  });
+
+  it('"Tags: …" and "Filed under …" lines go; a sentence that mentions tags stays', () => {
+    expect(cleaned(`${BODY}<p>Tags: harbour, storms</p><div>Filed under <a href="/n">News</a></div>`)).toBe(TEXT);
+    const sentence = '<p>Tags: the fishermen called the broken stones by names of their own, and painted them in blue and white every spring.</p>';
+    expect(cleaned(`${BODY}${sentence}`)).toContain('painted them in blue');
+  });
+
+  it('comment sections, author boxes, related and tag boxes go by class or id; a box holding most of the text stays', () => {
+    const text = cleaned(
+      `${BODY}<div class="author-bio"><p>Jane Moray writes about the island's history and its harbours for the weekly paper.</p></div><section class="related-articles"><p>The lighthouse keepers of the north coast and their lives.</p></section><div id="comments"><p>Bob: what a story about the wall and the gale.</p></div>`,
+    );
+    expect(text).toBe(TEXT);
+    const doc = parseDocument(`<html><body><div id="a"><div class="comment-content">${BODY}${BODY}</div><p>Short note.</p></div></body></html>`);
+    const root = doc.querySelector('#a') as DomElement;
+    cleanArticle(root);
+    expect(root.textContent).toContain('The harbour wall');
+  });
+
+  it('a "Comments" box chosen by nothing but its size does not beat a short post: named boxes go before Readability', async () => {
+    const { extractPage } = await import('../../src/web/extract.js');
+    const comment = (n: number) => `<div class="comment-body comment-content"><p>Reader ${n} wrote a long reply about the harbour wall, the gale of 1953, the repairs and the cost of it all to the island.</p></div>`;
+    const html = `<html><body><div class="post"><h1>The wall</h1>${BODY}</div><div class="comments-area comment-content">${Array.from({ length: 12 }, (_, i) => comment(i)).join('')}</div></body></html>`;
+    const page = extractPage(html, { url: 'https://site.example/p', format: 'text', onlyMainContent: true });
+    expect(page.content).toContain('The harbour wall');
+    expect(page.content).not.toContain('Reader 3 wrote');
+  });
+});
+
+describe('markdown tables a model reads', () => {
+  it('a table with a nested table, lists, code and <br> in cells has no raw HTML left', async () => {
+    const { extractPage } = await import('../../src/web/extract.js');
+    const html = `<html><body><article>${BODY}${BODY}<table><tr><td>Outer <a href="/a">link</a><table><tr><th>Year</th><th>Event</th></tr><tr><td>1820</td><td>Built<br>in granite</td></tr></table></td><td><p>Side note</p></td></tr></table><table><tr><th>Part</th><th>Notes</th></tr><tr><td>North<br>pier</td><td><ul><li>cracked</li><li>rebuilt</li></ul></td></tr><tr><td><pre>x = 1\ny = 2</pre></td><td><h4>Head</h4></td></tr></table></article></body></html>`;
+    const markdown = extractPage(html, { url: 'https://site.example/p', format: 'markdown', onlyMainContent: true }).content;
+    expect(markdown).not.toMatch(/<\/?(?:table|tr|td|th|a|br|ul|li|div|p|pre)\b/i);
+    expect(markdown).toContain('| 1820 | Built in granite |');
+    expect(markdown).toContain('[link](https://site.example/a)');
+    expect(markdown).toContain('Side note');
+    expect(markdown).toContain('cracked');
+  });
+
+  it('a data table keeps its shape: line breaks and list items become inline text in the cell', async () => {
+    const { extractPage } = await import('../../src/web/extract.js');
+    const html = `<html><body><article>${BODY}${BODY}<table><tr><th>Part</th><th>Notes</th></tr><tr><td>North<br>pier</td><td><ul><li>cracked</li><li>rebuilt</li></ul></td></tr></table></article></body></html>`;
+    const markdown = extractPage(html, { url: 'https://site.example/p', format: 'markdown', onlyMainContent: true }).content;
+    expect(markdown).toContain('| North pier | cracked; rebuilt |');
+  });
+});
+
+describe('discussion pages keep their replies', () => {
+  it('a forum thread (DiscussionForumPosting, no article markup) keeps its comment section; an article with the same markup does not', async () => {
+    const { extractPage } = await import('../../src/web/extract.js');
+    const replies = `<div class="comments"><h3>3 Replies</h3>${[1, 2, 3].map((n) => `<div class="post"><p>Reply ${n}: the wall in the north was rebuilt in 1954 with stone from the old quarry near the lighthouse.</p></div>`).join('')}</div>`;
+    const thread = `<html><head><script type="application/ld+json">{"@type":"DiscussionForumPosting","headline":"The wall"}</script></head><body><div class="topic"><h1>The wall</h1>${BODY}${replies}</div></body></html>`;
+    const forum = extractPage(thread, { url: 'https://forum.example/t/1', format: 'text', onlyMainContent: true }).content;
+    expect(forum).toContain('Reply 2: the wall in the north');
+    const article = thread.replace('"@type":"DiscussionForumPosting"', '"@type":"NewsArticle"');
+    expect(extractPage(article, { url: 'https://news.example/a', format: 'text', onlyMainContent: true }).content).not.toContain('Reply 2');
+  });
+});

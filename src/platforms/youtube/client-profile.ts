@@ -4,7 +4,7 @@
  * versions, which YouTube retires within months); every InnerTube request passes through Gleaner's
  * fetch, so there the client it names gets the profile's name, version, user agent and device.
  */
-import { Constants } from 'youtubei.js';
+import { Constants } from '../../profile/youtubei-constants.js';
 import type { InnertubeClientProfile, PlatformProfile } from '../../profile/load.js';
 import { clientHints } from '../../net/identity.js';
 

@@ -9,7 +9,7 @@
  * The client identities sent (names, versions, user agents, devices) are the platform profile's,
  * not youtubei.js's built-in ones (client-profile.ts).
  */
-import { Innertube, Log, Utils } from 'youtubei.js';
+import type { Innertube } from 'youtubei.js';
 import { GleanerError, isGleanerError } from '../../errors.js';
 import type { HttpClient } from '../../net/http.js';
 import { botCheckError, changedError, htmlRefusal } from './refusals.js';
@@ -17,7 +17,22 @@ import { profileOf } from '../profile.js';
 import { userAgent } from '../browser.js';
 import { withClientProfile } from './client-profile.js';
 
-Log.setLevel(Log.Level.NONE);
+type Youtubei = typeof import('youtubei.js');
+let youtubei: Youtubei | undefined;
+let loading: Promise<Youtubei> | undefined;
+
+/**
+ * youtubei.js, loaded on the first YouTube call rather than at start: it is about 670 modules, most
+ * of what `gleaner serve` would otherwise load before it listens.
+ */
+export function loadYoutubei(): Promise<Youtubei> {
+  loading ??= import('youtubei.js').then((library) => {
+    library.Log.setLevel(library.Log.Level.NONE);
+    youtubei = library;
+    return library;
+  });
+  return loading;
+}
 
 const clients = new WeakMap<HttpClient, Promise<Innertube>>();
 
@@ -25,7 +40,7 @@ const clients = new WeakMap<HttpClient, Promise<Innertube>>();
 export function innertube(http: HttpClient): Promise<Innertube> {
   let client = clients.get(http);
   if (!client) {
-    client = Innertube.create({
+    client = loadYoutubei().then(({ Innertube }) => Innertube.create({
       fetch: gleanerFetch(http),
       generate_session_locally: true,
       retrieve_player: false,
@@ -34,7 +49,7 @@ export function innertube(http: HttpClient): Promise<Innertube> {
       location: 'US',
       // youtubei.js would pick a random Chrome of its release; the profile's is current.
       user_agent: userAgent(http),
-    });
+    }));
     // A failed start (it makes no request, so it should not) must not poison later calls.
     client.catch(() => clients.delete(http));
     clients.set(http, client);
@@ -79,7 +94,8 @@ function clientNameOf(body: Uint8Array | undefined): string {
 
 /** The HTTP status in a youtubei.js request failure, if that is what the error is. */
 export function upstreamStatus(error: unknown): number | undefined {
-  if (!(error instanceof Utils.InnertubeError)) return undefined;
+  // Before youtubei.js is loaded, nothing it throws can exist.
+  if (!youtubei || !(error instanceof youtubei.Utils.InnertubeError)) return undefined;
   const found = /failed with status code (\d{3})/.exec(error.message);
   return found ? Number(found[1]) : undefined;
 }

@@ -5,7 +5,8 @@
  * play them), so the orders are the platform profile's (youtube.order; GLEANER_YOUTUBE_CLIENTS is
  * its shorthand) and callers fall through to the next client on any failure of one.
  */
-import { Constants, type Innertube, type YT } from 'youtubei.js';
+import type { Innertube, YT } from 'youtubei.js';
+import { Constants } from '../../profile/youtubei-constants.js';
 import { GleanerError, isGleanerError } from '../../errors.js';
 import type { HttpClient } from '../../net/http.js';
 import { undescribedClients, type PlatformProfile } from '../../profile/load.js';

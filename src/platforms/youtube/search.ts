@@ -8,10 +8,10 @@
  * (results with an HD/4K/8K badge are dropped) and caption=none (results with a CC badge are dropped).
  * Channels and playlists carry no date: a date filter drops them.
  */
-import { YT, YTNodes, type Innertube } from 'youtubei.js';
+import type { Innertube } from 'youtubei.js';
 import { GleanerError } from '../../errors.js';
 import type { HttpClient } from '../../net/http.js';
-import { callYoutube, innertube } from './client.js';
+import { callYoutube, innertube, loadYoutubei } from './client.js';
 import { onFreshExits } from './clients.js';
 import { resultItems, type ResultItem } from './items.js';
 
@@ -155,6 +155,7 @@ interface Page {
 }
 
 async function fetchPage(http: HttpClient, yt: Innertube, query: string, params: string, continuation: string | undefined): Promise<Page> {
+  const { YT, YTNodes } = await loadYoutubei();
   // A blocked exit (bot check, 429) moves YouTube's requests to the next proxy of the pool, as for transcripts.
   const search = await onFreshExits(http, () =>
     callYoutube(`the search for "${query}"`, async () => {

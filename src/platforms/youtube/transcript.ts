@@ -42,6 +42,8 @@ export interface StoredTranscript {
   durationSeconds: number;
   availableLangs: string[];
   segments: StoredSegment[];
+  /** The video's title, where the player reply gave it (kept transcripts show it). */
+  title?: string;
   /** From the description's timestamps (the player reply has no markers). */
   chapters?: Chapter[];
 }
@@ -167,7 +169,8 @@ async function fromTracks(
   let translateTo = request.translate;
   if (translateTo && translateTo.toLowerCase() === track.languageCode.toLowerCase()) translateTo = undefined;
   const chapters = chaptersFromDescription(info.basic_info.short_description, durationSeconds(info));
-  const base = { videoId: request.videoId, aiGenerated: false, durationSeconds: durationSeconds(info), availableLangs, ...(chapters.length ? { chapters } : {}) };
+  const title = info.basic_info.title;
+  const base = { videoId: request.videoId, aiGenerated: false, durationSeconds: durationSeconds(info), availableLangs, ...(title ? { title } : {}), ...(chapters.length ? { chapters } : {}) };
   const offered = translateTo ? translationLanguages.find((code) => code.toLowerCase() === translateTo!.toLowerCase()) : undefined;
   if (translateTo && (!track.isTranslatable || !offered) && !deps.translator) {
     throw new GleanerError(

@@ -42,14 +42,15 @@ function annotationsOf(operation: AnyOperation): ToolAnnotations {
 export class ToolSelectionError extends Error {}
 
 /**
- * The operations GLEANER_MCP_TOOLS lists. Unset: every tool but those listed on request only.
- * Groups (video, youtube, web, analysis, account) add their tools but those on request; a tool
+ * The operations GLEANER_MCP_TOOLS lists. Unset: every tool but those listed on request only and those
+ * listed only with their group.
+ * Groups (video, youtube, web, analysis, account, watch) add their tools but those on request; a tool
  * name adds that tool; `all` lists every tool. REST-only views are never tools.
  */
 export function selectOperations(operations: AnyOperation[], wanted: string[] | undefined): AnyOperation[] {
   const tools = operations.filter((operation) => !operation.restOnly);
   if (wanted?.includes('all')) return tools;
-  if (!wanted || wanted.length === 0) return tools.filter((operation) => !operation.mcpOnRequest);
+  if (!wanted || wanted.length === 0) return tools.filter((operation) => !operation.mcpOnRequest && !operation.mcpGroupOnly);
   const names = new Set(tools.map((operation) => operation.name));
   const unknown = wanted.filter((entry) => !(TOOL_GROUPS as readonly string[]).includes(entry) && !names.has(entry));
   if (unknown.length) {
@@ -65,7 +66,7 @@ export function toolDescriptor(operation: AnyOperation, waitSeconds: number): To
   return {
     name: operation.name,
     title: operation.title,
-    description: operation.kind === 'job' ? `${operation.description} Waits up to ${waitSeconds} s, else returns a jobId for job_status.` : operation.description,
+    description: operation.kind === 'job' ? `${operation.description} Waits ${waitSeconds} s, then gives a jobId for job_status.` : operation.description,
     inputSchema: mcpInputSchema(operation),
     outputSchema: mcpOutputSchema(operation),
     annotations: annotationsOf(operation),

@@ -4,8 +4,9 @@
  * batches and video analyses. Which shape a tool's reply has follows from its operation's output schema.
  */
 import type { AnyOperation } from '../../operations/define.js';
-import { analysisResult, crawlResult, mapReply, scrapeReply, searchReply, channelVideosReply, playlistVideosReply, transcriptBatchReply, transcriptReply, videoBatchReply } from '../../operations/outputs.js';
+import { analysisResult, crawlResult, mapReply, scrapeBatchResult, scrapeReply, searchReply, channelVideosReply, playlistVideosReply, transcriptBatchReply, transcriptReply, videoBatchReply } from '../../operations/outputs.js';
 import { readReply } from '../../operations/read.js';
+import { transcriptSearchReply } from '../../operations/transcript-search.js';
 import { pieces, type Atom, type Layout, type Path } from './pages.js';
 
 type Reply = Record<string, any>;
@@ -75,9 +76,55 @@ function withChapters(atoms: Atom[], chapters: Array<{ title: string; start: num
 
 const transcript: Shape = (reply) => ({ header: transcriptHeader(reply), atoms: withChapters(contentAtoms(reply.content, ['content']), reply.chapters), paged: [['content']] });
 
+/** The change-tracking line of a scraped page (web_scrape's changeTracking), when it was asked. */
+function changeLine(page: Reply): string {
+  const change = page.changeTracking as { changeStatus: string; previousScrapeAt: string | null } | undefined;
+  if (!change) return '';
+  return change.previousScrapeAt ? `Change since your scrape of ${change.previousScrapeAt}: ${change.changeStatus}\n` : 'Change: new (first tracked scrape of this page)\n';
+}
+
+const DIFF_FIELD = ['changeTracking', 'diff'];
+
+/**
+ * A page answer (format summary, answer or json): the answer after a line naming the page and the
+ * model, as video analysis shows its own. A JSON answer is shown whole: half a JSON value is no answer.
+ */
+const pageAnswer: Shape = (reply) => {
+  const notes = ((reply.warnings ?? []) as string[]).map((note) => `Note: ${note}\n`).join('');
+  const header = `# ${reply.title ?? reply.url}\n${reply.url}\n${reply.format} by ${reply.model}\n${notes}\n`;
+  if (reply.format === 'json') return { header, atoms: [{ text: JSON.stringify(reply.data, null, 2) ?? 'null' }], paged: [] };
+  return { header, atoms: textAtoms(reply.content, ['content']), paged: [['content']] };
+};
+
 const scrape: Shape = (reply) => {
+  if (reply.model !== undefined) return pageAnswer(reply);
   const links: Atom[] = (reply.urls as string[]).map((url, index) => ({ text: `${index === 0 ? '\n\nLinks on the page:\n' : ''}- ${url}\n`, list: ['urls'], index }));
-  return { header: `# ${reply.title ?? reply.url}\n${reply.url}\n\n`, atoms: [...textAtoms(reply.content, ['content']), ...links], paged: [['content'], ['urls']] };
+  const diff = reply.changeTracking?.diff as string | undefined;
+  const diffAtoms = diff ? textAtoms(diff, DIFF_FIELD, undefined, 'Diff of the main text:\n') : [];
+  // The blank line after the diff is text only: the diff field stays exactly what was computed.
+  if (diffAtoms.length) diffAtoms[diffAtoms.length - 1] = { ...diffAtoms[diffAtoms.length - 1], text: `${diffAtoms[diffAtoms.length - 1].text}\n` };
+  return {
+    header: `# ${reply.title ?? reply.url}\n${reply.url}\n${changeLine(reply)}\n`,
+    atoms: [...diffAtoms, ...textAtoms(reply.content, ['content']), ...links],
+    paged: [...(diff ? [DIFF_FIELD] : []), ['content'], ['urls']],
+  };
+};
+
+/** A batch scrape: each URL's page (its content split) or its error, in the order given. */
+const scrapeBatch: Shape = (reply) => {
+  if (!Array.isArray(reply.results)) return undefined;
+  const atoms = (reply.results as Reply[]).flatMap((item, index): Atom[] => {
+    const at = { list: ['results'], index };
+    if (item.error) return [{ text: `## ${item.url}\nFailed: ${item.error.code}: ${item.error.message}\n\n`, ...at }];
+    const page = item.page as Reply;
+    const diff = page.changeTracking?.diff ? `Diff of the main text:\n${page.changeTracking.diff}\n` : '';
+    const pageAtoms = textAtoms(page.content, ['page', 'content'], at, `## ${page.title ?? page.url}\n${page.url}\n${changeLine(page)}${diff}\n`);
+    // The blank line between two pages is text only: each page's content stays exactly what was scraped.
+    pageAtoms[pageAtoms.length - 1] = { ...pageAtoms[pageAtoms.length - 1], text: `${pageAtoms[pageAtoms.length - 1].text}\n\n` };
+    return pageAtoms;
+  });
+  const stats = reply.stats ? `: ${reply.stats.succeeded} pages, ${reply.stats.failed} failed, ${reply.creditsUsed} credits used${reply.stoppedOn ? ' (credits ran out)' : ''}` : '';
+  return { header: `Batch scrape of ${reply.results.length} URLs${stats}\n\n`, atoms, paged: [['results']] };
 };
 
 const map: Shape = (reply) => ({
@@ -191,9 +238,26 @@ const read: Shape = (reply) => {
   return underResult(layout, `${title}${facts.length ? `${facts.join(' · ')}\n` : ''}(read as ${reply.route})\n`);
 };
 
+/** Search passages: numbered, each with its time, video title and link, then its lines quoted. */
+const transcriptSearch: Shape = (reply) => {
+  const passages = (reply.passages as Reply[]).map((item, index) => ({
+    text: `${index + 1}. [${item.time}] ${item.title ?? item.videoId} — ${item.link}\n${(item.text as string)
+      .split('\n')
+      .map((line) => `   > ${line}`)
+      .join('\n')}\n\n`,
+    list: ['passages'],
+    index,
+  }));
+  const failed = (reply.failed as Reply[]).map((item, index) => ({ text: `${index === 0 ? 'Not searched:\n' : ''}- ${item.url}: ${item.errorCode} ${item.message}\n`, list: ['failed'], index }));
+  const { searched, kept, fetched } = reply.videos;
+  const header = `Search "${reply.query}" in ${searched} videos (${kept} kept, ${fetched} fetched, ${reply.creditsUsed} credits): ${reply.passages.length} passages\n\n`;
+  return { header: passages.length ? header : `${header}No passage matches.\n`, atoms: [...passages, ...failed], paged: [['passages'], ['failed']] };
+};
+
 const BY_OUTPUT = new Map<unknown, Shape>([
   [transcriptReply, transcript],
   [scrapeReply, scrape],
+  [scrapeBatchResult, scrapeBatch],
   [mapReply, map],
   [crawlResult, crawl],
   [searchReply, search],
@@ -203,6 +267,7 @@ const BY_OUTPUT = new Map<unknown, Shape>([
   [videoBatchReply, batch],
   [analysisResult, analysis],
   [readReply, read],
+  [transcriptSearchReply, transcriptSearch],
 ]);
 
 /** The views of finished jobs in the Supadata SDK's shapes, whose outputs are their own. */
@@ -224,7 +289,7 @@ export function shapeOf(operation: AnyOperation, operations: (name: string) => A
   if (!own) return undefined;
   if (operation.kind === 'job') return job(own);
   // A sync operation that starts a job for some inputs replies with either.
-  if (operation.jobWhen) return (reply) => ('jobId' in reply ? job(own)(reply) : own(reply));
+  if (operation.jobWhen || operation.handsOffToJobs) return (reply) => ('jobId' in reply ? job(own)(reply) : own(reply));
   return own;
 }
 

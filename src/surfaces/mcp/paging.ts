@@ -23,6 +23,7 @@ import { describeIssues } from '../../gate/validation.js';
 import { pageAt, pageBody, type Layout, type PageSpan, type Range } from './pages.js';
 import { clock, isTimed, shapeOf, type Shape } from './page-shapes.js';
 import { readableBlocks, type Listed } from './readable.js';
+import { chapterRange, chaptersOf, namesChapter, type RangeRequest } from './chapter-range.js';
 
 /** How long the pages of a reply stay readable through its cursor. */
 export const PAGES_KEPT_MS = 30 * 60_000;
@@ -33,24 +34,28 @@ export const MAX_PAGE_CHARS = 100_000;
 
 const PAGING_KEYS = ['cursor', 'maxChars', 'from', 'to'] as const;
 
+/** Seconds, or a chapter (its number or title, see chapter-range.ts). */
+const timePoint = z.union([z.number().min(0).max(1e7), z.string().trim().min(1).max(200)]);
+
 const pagingArgs = z
   .object({
     cursor: z.string().min(1).max(1_000).optional(),
     maxChars: z.number().int().min(MIN_PAGE_CHARS).max(MAX_PAGE_CHARS).optional(),
-    from: z.number().min(0).max(1e7).optional(),
-    to: z.number().min(0).max(1e7).optional(),
+    from: timePoint.optional(),
+    to: timePoint.optional(),
   })
-  .refine((a) => a.from === undefined || a.to === undefined || a.from < a.to, { path: ['to'], message: 'must be after from' });
+  .refine((a) => typeof a.from !== 'number' || typeof a.to !== 'number' || a.from < a.to, { path: ['to'], message: 'must be after from' });
 
 export interface PageRequest {
   cursor?: string;
   /** The page size the call asked for; absent: the cursor's, else GLEANER_MCP_PAGE_CHARS. */
   maxChars?: number;
-  range: Range;
+  /** Seconds, or chapters until the reply's chapters resolve them (see resolve). */
+  range: RangeRequest;
 }
 
-/** A request with its page size settled. */
-type Paging = Omit<PageRequest, 'maxChars'> & { maxChars: number };
+/** A request with its page size settled and its range in seconds. */
+type Paging = Omit<PageRequest, 'maxChars' | 'range'> & { maxChars: number; range: Range };
 
 /**
  * What a cursor holds: the tool, the reply's entry (a hash of the arguments), where the page starts,
@@ -142,8 +147,18 @@ export interface Pager {
   split(operation: AnyOperation, args: unknown): { args: unknown; request?: PageRequest };
   /** The first page of a reply the call just produced (kept for its next pages when there are any). */
   first(operation: AnyOperation, args: unknown, body: unknown, request: PageRequest | undefined, accountId: string, options?: FirstPageOptions): Promise<PagedOutcome>;
+  /**
+   * Checks a call's chapter range against its reply (INVALID_REQUEST for a chapter the video lacks):
+   * run before the call is charged.
+   */
+  resolve(body: unknown, request: PageRequest | undefined): void;
   /** The page a cursor points at, from the kept reply: no charge, one request of the key's rate. */
   next(operation: AnyOperation, args: unknown, request: PageRequest, account: AccountRecord): Promise<PagedOutcome>;
+}
+
+/** A range in seconds: chapters named in it resolved against the reply's chapters. */
+function inSeconds(body: unknown, range: RangeRequest): Range {
+  return namesChapter(range) ? chapterRange(range, chaptersOf(body)) : (range as Range);
 }
 
 /** `listed` says which tools the server lists, so a reply's text points only at those. */
@@ -230,8 +245,10 @@ export function createPager(app: App, listed: Listed = () => true): Pager {
         maxChars: { type: 'integer' },
       };
       if (isTimed(operation)) {
-        properties.from = { type: 'number', description: 'Seconds' };
-        properties.to = { type: 'number', description: 'Seconds' };
+        // Seconds, or a chapter's number or title (a union, not a type array: some clients refuse those).
+        const point = { anyOf: [{ type: 'number' }, { type: 'string' }], description: 'Seconds or chapter' };
+        properties.from = point;
+        properties.to = point;
       }
       // No `required`: a next page is asked with the cursor alone, and clients that check arguments
       // against this schema (LangChain) refuse a call that leaves out a required one. The first
@@ -265,8 +282,12 @@ export function createPager(app: App, listed: Listed = () => true): Pager {
       return { args: rest, request: { cursor, maxChars, range: { from, to } } };
     },
 
+    resolve(body, request) {
+      if (namesChapter(request?.range)) chapterRange(request!.range, chaptersOf(body));
+    },
+
     async first(operation, args, body, request, accountId, options) {
-      const paging: Paging = { range: request?.range ?? {}, maxChars: request?.maxChars ?? defaultChars };
+      const paging: Paging = { range: inSeconds(body, request?.range ?? {}), maxChars: request?.maxChars ?? defaultChars };
       const { layout, span } = pageOf(operation, body, paging, 0);
       if (!layout || !span || span.next === undefined) return render(operation, body as Record<string, unknown>, layout, span, paging, undefined, options);
       const entry = entryOf(operation, args);
@@ -313,7 +334,7 @@ export function createPager(app: App, listed: Listed = () => true): Pager {
           `The pages of this reply are no longer kept (they are kept ${PAGES_KEPT_MS / 60_000} minutes). Call ${operation.name} again without cursor to start over; that call is charged as a new one.`,
         );
       }
-      const range = request.range.from !== undefined || request.range.to !== undefined ? request.range : { from: cursor.f, to: cursor.u };
+      const range = request.range.from !== undefined || request.range.to !== undefined ? inSeconds(body, request.range) : { from: cursor.f, to: cursor.u };
       // The page size of the call that began the paging, unless this call asks for another.
       const maxChars = request.maxChars ?? cursor.m ?? defaultChars;
       const paging: Paging = { ...request, maxChars, range };

@@ -62,7 +62,8 @@ export function callResult(outcome: ToolOutcome) {
   // structuredContent must match the tool's outputSchema, which describes successes (the MCP spec's
   // error results carry text only): an error has none.
   if (outcome.isError) return { content: [{ type: 'text' as const, text: outcome.text }], isError: true };
-  return { content: textContent(outcome), structuredContent: outcome.body as Record<string, unknown> };
+  const images = (outcome.images ?? []).map((image) => ({ type: 'image' as const, data: image.data, mimeType: image.mimeType }));
+  return { content: [...textContent(outcome), ...images], structuredContent: outcome.body as Record<string, unknown> };
 }
 
 /** The capabilities a 2026-07-28 request declares in its own `_meta` (absent on 2025-era requests). */

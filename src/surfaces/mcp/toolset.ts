@@ -10,6 +10,7 @@ import { createPager, type PagedOutcome } from './paging.js';
 import { selectOperations, toolDescriptor, type ToolDescriptor } from './descriptors.js';
 import type { ChatModel } from '../../ai/chat.js';
 import type { AccountRecord } from '../../accounts/accounts.js';
+import { readScreenshot } from '../../operations/screenshots.js';
 
 export type { ToolDescriptor } from './descriptors.js';
 
@@ -42,6 +43,8 @@ export interface ToolOutcome {
   job?: JobRecord;
   /** The same text as the result's text blocks (see PagedOutcome.blocks); absent: one block, `text`. */
   blocks?: string[];
+  /** Images after the text (a web_scrape screenshot), on the first page of a reply only. */
+  images?: Array<{ data: string; mimeType: 'image/png' }>;
 }
 
 /** The text blocks of a tool result. */
@@ -109,6 +112,17 @@ export function createToolSet(app: App): ToolSet {
 
   const success = (page: PagedOutcome): ToolOutcome => ({ isError: false, body: page.body, blocks: page.blocks, text: page.blocks.join('\n\n') });
 
+  /**
+   * A reply naming a screenshot (web_scrape's) carries the PNG as an image block: read once here from
+   * the store, by the key that took it, so the image travels with the first page and never with the next.
+   */
+  const withScreenshot = async (outcome: ToolOutcome, body: unknown, accountId: string): Promise<ToolOutcome> => {
+    const url = (body as { screenshot?: { url?: unknown } } | undefined)?.screenshot?.url;
+    if (typeof url !== 'string') return outcome;
+    const data = await readScreenshot(app.services.store, url, accountId);
+    return data ? { ...outcome, images: [{ data, mimeType: 'image/png' }] } : outcome;
+  };
+
   /** What a job gives its tool once ended: the tool's reply (paged as a first call), or its error. */
   const ended = async (job: JobRecord, accountId: string): Promise<ToolOutcome | undefined> => {
     const operation = app.gate.operation(job.operation);
@@ -138,9 +152,11 @@ export function createToolSet(app: App): ToolSet {
           // Long synchronous work (a download, each speech-to-text chunk) reports here, so clients
           // that cancel after a quiet minute keep waiting.
           onProgress: progress,
+          // A chapter named in from/to is checked against the reply before the call is charged.
+          accept: (body) => pager.resolve(body, request),
         });
         const paged = (body: unknown) => pager.first(operation, input, body, request, result.account.id);
-        if (!result.job) return success(await paged(result.body));
+        if (!result.job) return withScreenshot(success(await paged(result.body)), result.body, result.account.id);
         const { jobId } = result.job;
         if (context.startJobs) {
           const job = await app.services.jobs.get(jobId, result.account.id);

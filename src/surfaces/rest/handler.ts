@@ -13,7 +13,7 @@ import { inputJsonSchema } from '../schema.js';
 import { openApiDocument } from './openapi.js';
 import { apiKeyFrom } from '../auth.js';
 import { readJsonBody, type BodyLimits } from '../body.js';
-import { sendError, sendJson } from '../reply.js';
+import { sendBytes, sendError, sendJson } from '../reply.js';
 import { note } from '../access.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -65,7 +65,8 @@ export function createRestHandler(app: App, options: { bodyDeadlineMs: number })
       for (const [name, value] of Object.entries(result.headers)) res.setHeader(name, value);
       if (prefersAsync && result.job && route.operation.handsOffToJobs) res.setHeader('Preference-Applied', 'respond-async');
       note(res, { credits: Number(result.headers['X-Credits-Used'] ?? 0) });
-      sendJson(res, result.status, JSON.stringify(result.body));
+      if (route.operation.http.binary && !result.job) sendBytes(res, result.status, route.operation.http.binary, result.body as { data: string });
+      else sendJson(res, result.status, JSON.stringify(result.body));
     } catch (thrown) {
       const error = toGleanerError(thrown);
       if (error.code === 'INTERNAL_ERROR') app.log.error({ err: thrown, requestId }, 'internal error');

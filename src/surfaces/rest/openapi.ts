@@ -24,7 +24,7 @@ function errorDescription(status: number): string {
 function errorStatuses(operation: AnyOperation): number[] {
   const statuses = new Set([400, 401, 429, 500]);
   if (operation.plan !== 'Free' || operation.cost !== 0) statuses.add(402);
-  if (operation.name === 'job_status') statuses.add(404);
+  if (operation.name === 'job_status' || operation.http.binary) statuses.add(404);
   if (operation.openWorld ?? true) for (const status of [403, 404, 413, 415, 422, 502, 503, 504]) statuses.add(status);
   return [...statuses].sort((a, b) => a - b);
 }
@@ -84,7 +84,9 @@ export function openApiDocument(operations: AnyOperation[], serverUrl = '/') {
       [successStatus]: {
         description: startsJob ? 'The job, started (poll GET /v1/jobs/{jobId})' : route.inline ? 'The result, at once' : 'Success',
         headers: { ...RATE_HEADERS, ...CREDIT_HEADERS, ...(startsJob ? RESERVED_HEADER : {}) },
-        content: { 'application/json': { schema: { $ref: `#/components/schemas/${operation.name}_${route.inline ? 'result' : 'reply'}` } } },
+        content: operation.http.binary
+          ? { [operation.http.binary]: { schema: { type: 'string', contentMediaType: operation.http.binary } } }
+          : { 'application/json': { schema: { $ref: `#/components/schemas/${operation.name}_${route.inline ? 'result' : 'reply'}` } } },
       },
     };
     // An operation that runs as a job for some inputs or on request (Operation.jobWhen, handsOffToJobs) also answers 202 with the job.

@@ -14,6 +14,14 @@ function typesOf(schema: JsonSchema | undefined): Set<string> {
 }
 
 function scalar(value: string, types: Set<string>): unknown {
+  // An object (a JSON Schema) comes as JSON text; text that is not JSON is left for the validation to refuse.
+  if (types.has('object') && !types.has('string') && value.trimStart().startsWith('{')) {
+    try {
+      return JSON.parse(value);
+    } catch {
+      return value;
+    }
+  }
   if ((types.has('integer') || types.has('number')) && value.trim() !== '' && !Number.isNaN(Number(value))) return Number(value);
   if (types.has('boolean')) {
     const lower = value.toLowerCase();

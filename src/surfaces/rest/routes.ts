@@ -38,8 +38,8 @@ function decodeParam(name: string, raw: string): string {
 export function buildRoutes(operations: AnyOperation[]): Route[] {
   const routes: Route[] = [];
   for (const operation of operations) {
-    const { method, path, aliases = [], alsoGet, inlineAliases = [] } = operation.http;
-    const methods: Array<Route['method']> = alsoGet && method === 'POST' ? ['POST', 'GET'] : [method];
+    const { method, path, aliases = [], alsoGet, alsoPost, inlineAliases = [] } = operation.http;
+    const methods: Array<Route['method']> = alsoGet && method === 'POST' ? ['POST', 'GET'] : alsoPost && method === 'GET' ? ['GET', 'POST'] : [method];
     for (const [index, p] of [path, ...aliases, ...inlineAliases].entries()) {
       const inline = inlineAliases.includes(p);
       for (const m of methods) routes.push({ method: m, path: p, operation, canonical: index === 0, inline, match: compile(p) });

@@ -38,6 +38,8 @@ import { NO_WEBRTC_SCRIPT, WEBRTC_LAUNCH_ARGS } from './webrtc.js';
 import { deadlineRace, settlesWithin } from './deadline.js';
 import { megabytes, PAGE_MAX_BYTES } from '../fetch-page.js';
 import { domSizeScript } from './dom-size.js';
+import { runActions, type BrowserAction } from './actions.js';
+import { takeScreenshot, type Screenshot, type ScreenshotKind } from './screenshot.js';
 
 /**
  * Flags for a local Chromium that work as root in a container: no sandbox (root cannot have one),
@@ -119,6 +121,10 @@ export interface RenderOptions {
   lang?: string;
   /** Who the render is for (the account): render slots are shared fairly between owners. */
   owner?: string;
+  /** Clicks, typing, scrolls, keys and waits run once the page settled, before `waitFor` and the read (actions.ts). */
+  actions?: BrowserAction[];
+  /** A PNG of the page as it was read (screenshot.ts). */
+  screenshot?: ScreenshotKind;
   signal?: AbortSignal;
 }
 
@@ -129,6 +135,8 @@ export interface RenderedPage {
   /** The DOM serialised after scripts ran. */
   html: string;
   warnings: string[];
+  /** When asked for (and within its size cap). */
+  screenshot?: Screenshot;
 }
 
 /** What renders a page: the renderer (one call, one page) or a session of it (one call, many pages). */
@@ -470,6 +478,15 @@ export class Renderer implements PageRenderer {
       await bound(page.waitForLoadState('load', { timeout: Math.min(remaining(), SETTLE_MAX_MS) })).catch(() => undefined);
       const settle = AbortSignal.any([signal, AbortSignal.timeout(Math.min(remaining(), SETTLE_MAX_MS))]);
       await traffic.quiet(QUIET_MS, settle);
+      if (options.actions?.length) {
+        // After each action, what it set off (more items fetched, a navigation) settles, within the same deadline.
+        const afterAction = async () => {
+          await bound(page.waitForLoadState('load', { timeout: Math.min(remaining(), SETTLE_MAX_MS) })).catch(() => undefined);
+          await traffic.quiet(QUIET_MS, AbortSignal.any([signal, AbortSignal.timeout(Math.min(remaining(), SETTLE_MAX_MS))]));
+        };
+        await runActions(page, options.actions, { remaining, bound, settle: afterAction }, signal);
+        if (page.url().startsWith('chrome-error:')) throw failedNavigation(url, traffic);
+      }
       await this.waitFor(page, options.waitFor, remaining, warnings, signal);
       // The DOM, measured and then read, again once loaded if the page is navigating meanwhile (a challenge reloads itself).
       const read = async () => {
@@ -503,7 +520,8 @@ export class Renderer implements PageRenderer {
         warnings.push(`Requests of the page to ${[...traffic.refusedHosts].slice(0, 5).join(', ')} were refused (private or loopback addresses, or WebSockets, are not opened for rendered pages).`);
       }
       if (traffic.overLimit) warnings.push(`The page made too many requests; ${traffic.overLimit} were not fetched.`);
-      return { url: page.url(), status, html, warnings };
+      const screenshot = options.screenshot ? await takeScreenshot(page, options.screenshot, bound, Math.max(1, deadline - Date.now()), warnings) : undefined;
+      return { url: page.url(), status, html, warnings, ...(screenshot ? { screenshot } : {}) };
     } catch (error) {
       if (options.signal?.aborted) throw new GleanerError('UPSTREAM_UNAVAILABLE', `Rendering ${url} was stopped.`, { cause: error });
       if (crash.signal.aborted) throw crash.signal.reason as GleanerError;

@@ -11,6 +11,8 @@ import type { HttpClient } from '../../net/http.js';
 import { GleanerError, isGleanerError } from '../../errors.js';
 import { fetchPage, statusError, RedirectSignal, type FetchedPage, type FetchPageOptions } from '../fetch-page.js';
 import type { PageRenderer } from './browser-pool.js';
+import type { BrowserAction } from './actions.js';
+import type { Screenshot, ScreenshotKind } from './screenshot.js';
 import { looksLikeAppShell, looksLikeChallenge } from './shell.js';
 
 export type RenderMode = 'never' | 'auto' | 'always';
@@ -27,6 +29,13 @@ export interface RenderChoice {
    * cannot; resolves false when the caller's own share of renders is used up (the page is read plainly).
    */
   pay?: () => Promise<boolean | void>;
+  /**
+   * Browser actions and a screenshot (web_scrape): they need the browser, so an HTML page is then
+   * rendered whatever `mode` says (the operation refuses them with `never`), and a failed render is an
+   * error, as with `always`, never the plain page.
+   */
+  actions?: BrowserAction[];
+  screenshot?: ScreenshotKind;
 }
 
 export interface LoadedPage extends FetchedPage {
@@ -34,6 +43,8 @@ export interface LoadedPage extends FetchedPage {
   rendered: boolean;
   /** What the caller should know about how the page was read (rendering skipped, requests refused). */
   warnings: string[];
+  /** The screenshot the choice asked for, when the page was rendered. */
+  screenshot?: Screenshot;
 }
 
 export const NEVER_RENDER: RenderChoice = { mode: 'never' };
@@ -44,14 +55,20 @@ export async function loadPage(http: HttpClient, url: string, choice: RenderChoi
   const fetched = await fetchPage(http, url, { ...options, keepChallenge: choice.mode !== 'never' });
   if (fetched instanceof RedirectSignal) return fetched;
   const plain: LoadedPage = { ...fetched, rendered: false, warnings: [] };
+  const browserWork = Boolean(choice.actions?.length || choice.screenshot);
+  if (plain.kind !== 'html' && browserWork && choice.mode !== 'never') {
+    return { ...plain, warnings: [`actions and screenshot apply to HTML pages; ${plain.url} is ${plain.contentType}, read as it is.`] };
+  }
   if (plain.kind !== 'html' || choice.mode === 'never') return plain;
   const challenge = looksLikeChallenge(plain.status, plain.headers, plain.text);
   const why = challenge ? 'a JavaScript challenge (bot check)' : looksLikeAppShell(plain.text) ? 'an app shell (its text is built by scripts)' : undefined;
-  if (choice.mode === 'auto' && !why) return plain;
+  if (choice.mode === 'auto' && !why && !browserWork) return plain;
+  // Actions and screenshots are the browser's alone: no plain page stands in for them.
+  const strict = choice.mode === 'always' || browserWork;
 
   const available = choice.renderer?.availability() ?? { ok: false as const, reason: 'no browser is configured (GLEANER_BROWSER_PATH or GLEANER_BROWSER_WS_URL)' };
   if (!available.ok) {
-    if (choice.mode === 'always') throw new GleanerError('NOT_CONFIGURED', `render=always needs a browser: ${available.reason}.`);
+    if (strict) throw new GleanerError('NOT_CONFIGURED', `${browserWork ? 'actions and screenshot need' : 'render=always needs'} a browser: ${available.reason}.`);
     return fallback(plain, challenge, `The page looks like ${why} but was not rendered: ${available.reason}. The HTML the server sent was read instead.`);
   }
   if (choice.pay) {
@@ -60,7 +77,7 @@ export async function loadPage(http: HttpClient, url: string, choice: RenderChoi
         return fallback(plain, challenge, `The page looks like ${why} but was not rendered: this call's share of rendered pages is used up. The HTML the server sent was read instead.`);
       }
     } catch (error) {
-      if (choice.mode === 'always' || !isGleanerError(error) || error.code !== 'CREDITS_EXHAUSTED') throw error;
+      if (strict || !isGleanerError(error) || error.code !== 'CREDITS_EXHAUSTED') throw error;
       return fallback(plain, challenge, `The page looks like ${why} but was not rendered: the credits left do not cover rendering. The HTML the server sent was read instead.`);
     }
   }
@@ -72,11 +89,13 @@ export async function loadPage(http: HttpClient, url: string, choice: RenderChoi
       waitFor: choice.waitFor,
       lang: options.lang,
       owner: choice.owner,
+      actions: choice.actions,
+      screenshot: choice.screenshot,
       signal: options.signal,
     });
   } catch (error) {
     // A DOM over the page cap is refused as a page over the cap is, whatever the mode.
-    if (choice.mode === 'always' || options.signal?.aborted || (isGleanerError(error) && (error.code === 'INVALID_REQUEST' || error.code === 'PAYLOAD_TOO_LARGE'))) throw error;
+    if (strict || options.signal?.aborted || (isGleanerError(error) && (error.code === 'INVALID_REQUEST' || error.code === 'PAYLOAD_TOO_LARGE'))) throw error;
     const reason = isGleanerError(error) ? error.message : 'the browser failed';
     return fallback(plain, challenge, `The page looks like ${why} but rendering failed (${reason}). The HTML the server sent was read instead.`);
   }
@@ -92,6 +111,7 @@ export async function loadPage(http: HttpClient, url: string, choice: RenderChoi
     text: rendered.html,
     rendered: true,
     warnings: rendered.warnings,
+    ...(rendered.screenshot ? { screenshot: rendered.screenshot } : {}),
   };
 }
 
