@@ -60,7 +60,9 @@ export async function gateOnThisDisk(disk: string): Promise<void> {
     const free = await measure(`gate, ${disk}, free call (GET /v1/me)`, total, 32, get(server.baseUrl, '/v1/me'));
     const paid = await measure(`gate, ${disk}, 1-credit call (SQLite, atomic charge)`, total, 32, get(server.baseUrl, '/v1/test/charge'));
     const { used } = await server.app.services.accounts.balance(account);
-    console.log(`gate, ${disk}: 1-credit throughput ${((paid / free) * 100).toFixed(0)}% of the free call's; credits charged ${used} for ${total} calls (${used === total ? 'none lost' : 'MISMATCH'})`);
+    console.log(
+      `gate, ${disk}: 1-credit throughput ${((paid / free) * 100).toFixed(0)}% of the free call's (node ${process.version}, SQLite engine ${store.sqliteEngine ?? store.kind}); credits charged ${used} for ${total} calls (${used === total ? 'none lost' : 'MISMATCH'})`,
+    );
   } finally {
     bare.close();
     await server.close();

@@ -5,7 +5,8 @@
  * - `wasm`: node-sqlite3-wasm, SQLite in WebAssembly on Node's fs (every supported Node). Its VFS has
  *   no shared memory, so it keeps the rollback journal, and its lock (a `<file>.lock` directory) is
  *   taken by readers and writers alike.
- * Both are opened with synchronous=FULL: a commit is on the disk when it returns.
+ * Both are opened with synchronous=FULL: a commit is on the disk when it returns (on the node engine,
+ * reads and reserves commit apart without an fsync: sqlite.ts, EarlyAnswer.unsynced).
  * Prepared statements are cached per connection: preparing costs more than running these small queries.
  */
 import { createRequire } from 'node:module';

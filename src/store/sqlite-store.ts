@@ -43,7 +43,7 @@ export class SqliteStore {
   }
 
   get(key: string): Promise<string | undefined> {
-    return this.file.transaction((db) => this.read(db, key), { early: true });
+    return this.file.transaction((db) => this.read(db, key), { early: true, unsynced: true });
   }
 
   set(key: string, value: string, ttlMs?: number): Promise<void> {
@@ -79,7 +79,7 @@ export class SqliteStore {
 
   /** Reads `key`, and `guess` (the key its value is expected to name) in the same transaction. */
   getPair(key: string, guess?: string): Promise<[string | undefined, string | undefined]> {
-    return this.file.transaction((db) => [this.read(db, key), guess === undefined ? undefined : this.read(db, guess)], { early: true });
+    return this.file.transaction((db) => [this.read(db, key), guess === undefined ? undefined : this.read(db, guess)], { early: true, unsynced: true });
   }
 
   private read(db: Db, key: string): string | undefined {
@@ -163,9 +163,14 @@ class SqliteLedger implements CreditLedger {
   private readonly lost = new Set<string>();
 
   /**
-   * Answered before its commit (sqlite.ts, EarlyAnswer): the batch holds the file's lock until the
-   * commit, so no process can spend the same credits meanwhile, and the call replies only after its
-   * keep or settle, a later commit. Should this commit fail, that keep or settle fails: no reply uncharged.
+   * A reserve need not be on the disk before its answer: its call replies only after its keep or
+   * settle, a later, durable commit (lost in a power cut, a reservation is simply returned).
+   * wasm engine: answered before its commit (sqlite.ts, EarlyAnswer): the batch holds the file's lock
+   * until the commit, so no process can spend the same credits meanwhile. Should this commit fail, that
+   * keep or settle fails: no reply uncharged.
+   * node engine: answered after a commit without fsync (WAL, synchronous=OFF), so the event loop's read
+   * connection and other processes see the reservation once reserve() returns; the keep's fsync makes
+   * it durable along with the keep.
    */
   reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number; record?: string }> {
     const lost = () => {
@@ -186,8 +191,7 @@ class SqliteLedger implements CreditLedger {
         [request.reservationId, request.account, request.period, request.amount, request.owner],
       );
       return { ok: true, used: used + request.amount, record };
-      // Not on the node engine: its reads run on another connection, which must see the reservation once reserve() returns.
-    }, { early: this.file.engine === 'wasm', lost });
+    }, { early: this.file.engine === 'wasm', lost, unsynced: true });
   }
 
   private checkNotLost(reservationId: string): void {
@@ -222,11 +226,11 @@ class SqliteLedger implements CreditLedger {
   }
 
   usage(ref: { account: string; recordKey: string }, period: string): Promise<{ used: number; record?: string }> {
-    return this.file.transaction((db) => ({ used: this.usedIn(db, ref.account, period), record: this.read(db, ref.recordKey) }), { early: true });
+    return this.file.transaction((db) => ({ used: this.usedIn(db, ref.account, period), record: this.read(db, ref.recordKey) }), { early: true, unsynced: true });
   }
 
   reservations(): Promise<HeldReservation[]> {
-    return this.file.transaction((db) => readReservations(db), { early: true });
+    return this.file.transaction((db) => readReservations(db), { early: true, unsynced: true });
   }
 
   adopt(reservationId: string, owner: string): Promise<boolean> {

@@ -5,7 +5,8 @@
  * Every access runs as a synchronous closure inside a database transaction. Closures queued while
  * the previous commit ran share one `BEGIN IMMEDIATE … COMMIT` (a group commit): one lock and one
  * fsync for many calls, each closure in its own savepoint so one that throws undoes only itself.
- * A caller's promise settles after the COMMIT, so nothing it wrote can be lost after it is told so.
+ * A caller's promise settles after the COMMIT, so nothing it wrote can be lost after it is told so
+ * (but see EarlyAnswer: reads and reserves, which no reply depends on alone, wait for less).
  *
  * The wasm engine locks a database by creating the directory `<file>.lock` (SQLITE_BUSY while another
  * process holds it); the node engine uses SQLite's own file locks. Busy is retried asynchronously; a
@@ -29,11 +30,19 @@ const BUSY_GIVE_UP_MS = 30_000;
  * `early`: answered as soon as it has run, before its COMMIT (the batch still holds the file's lock,
  * so no other process sees or changes the state it read until the commit). For reads, and for steps
  * whose caller replies to nobody before a later, durable step: should the commit fail, `lost` is
- * called (a reserve's later keep then fails instead of replying uncharged).
+ * called (a reserve's later keep then fails instead of replying uncharged). Used on the wasm engine;
+ * on the node engine those steps are `unsynced` instead, answered after a COMMIT that waits for no disk.
  */
 export interface EarlyAnswer {
   early?: boolean;
   lost?: () => void;
+  /**
+   * Its commit need not reach the disk before the answer: a read, or a reserve (lost in a power cut,
+   * it is simply returned: its call replies only after a later, durable step). On the node engine
+   * (WAL) such steps commit apart, with synchronous=OFF: visible to every connection at once, and on
+   * the disk with the next durable commit, whose WAL fsync covers every earlier frame.
+   */
+  unsynced?: boolean;
 }
 
 interface Queued extends EarlyAnswer {
@@ -52,8 +61,16 @@ export class StoreFileError extends Error {
   }
 }
 
+/** SQLite's default: the WAL is copied into the database once it holds this many pages. */
+const WAL_AUTOCHECKPOINT_PAGES = 1000;
+
+/** What a transaction's COMMIT waits for: FULL, the disk; OFF (node engine, WAL only), nothing. */
+type Synchronous = 'FULL' | 'OFF';
+
 export class SqliteFile {
   private queue: Queued[] = [];
+  /** The connection's synchronous setting: FULL from open() on. */
+  private synchronous: Synchronous = 'FULL';
   private flushing = false;
   private closed = false;
 
@@ -137,6 +154,14 @@ export class SqliteFile {
   async close(): Promise<void> {
     while (this.flushing) await delay(1);
     this.closed = true;
+    // The last connection to close checkpoints the WAL into the database: with fsyncs, never OFF.
+    if (this.synchronous !== 'FULL') {
+      try {
+        this.setSynchronous('FULL');
+      } catch {
+        // The connection is unusable; closing it below says nothing more.
+      }
+    }
     this.db.close();
   }
 
@@ -145,40 +170,60 @@ export class SqliteFile {
       while (this.queue.length > 0) {
         const batch = this.queue;
         this.queue = [];
-        try {
-          await this.begin();
-        } catch (error) {
-          for (const item of batch) item.reject(error);
-          continue;
+        if (this.db.engine === 'node') {
+          // WAL: the steps that need no fsync commit first, without one, and are answered; then the
+          // durable ones, whose fsync also covers the frames just written. None of the queued steps
+          // has been answered yet, so running the first kind first changes no answer anyone has seen.
+          const light = batch.filter((item) => item.unsynced);
+          const durable = light.length === 0 ? batch : batch.filter((item) => !item.unsynced);
+          if (light.length > 0) {
+            await this.commit(light, 'OFF');
+            // Their answers leave this thread before the durable commit blocks it.
+            if (durable.length > 0) await new Promise((resolve) => setImmediate(resolve));
+          }
+          if (durable.length > 0) await this.commit(durable, 'FULL');
+        } else {
+          await this.commit(batch, 'FULL');
         }
-        const outcomes = batch.map((item) => this.runOne(item));
-        const early = batch.filter((item, i) => item.early && outcomes[i]!.ok);
-        if (early.length > 0) {
-          batch.forEach((item, i) => item.early && outcomes[i]!.ok && item.resolve((outcomes[i] as { value: unknown }).value));
-          // The answers leave this thread now, while the commit below waits for the disk.
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-        try {
-          this.db.exec('COMMIT');
-        } catch (error) {
-          this.rollback();
-          const failure = new StoreFileError(this.file, `a write failed (${(error as Error).message})`);
-          for (const item of batch) if (!early.includes(item)) item.reject(failure);
-          for (const item of early) item.lost?.();
-          continue;
-        }
-        batch.forEach((item, i) => {
-          if (early.includes(item)) return;
-          const outcome = outcomes[i]!;
-          if (outcome.ok) item.resolve(outcome.value);
-          else item.reject(outcome.error);
-        });
         // Let the replies go out and the next requests arrive before the next batch.
         await new Promise((resolve) => setImmediate(resolve));
       }
     } finally {
       this.flushing = false;
     }
+  }
+
+  /** One transaction for `batch`: each step in its own savepoint, early answers before the COMMIT. */
+  private async commit(batch: Queued[], sync: Synchronous): Promise<void> {
+    try {
+      await this.begin(sync);
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    const outcomes = batch.map((item) => this.runOne(item));
+    // Without an fsync the COMMIT is as quick as an answer: answering before it gains nothing.
+    const early = sync === 'OFF' ? [] : batch.filter((item, i) => item.early && outcomes[i]!.ok);
+    if (early.length > 0) {
+      for (const item of early) item.resolve((outcomes[batch.indexOf(item)] as { value: unknown }).value);
+      // The answers leave this thread now, while the commit below waits for the disk.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    try {
+      this.db.exec('COMMIT');
+    } catch (error) {
+      this.rollback();
+      const failure = new StoreFileError(this.file, `a write failed (${(error as Error).message})`);
+      for (const item of batch) if (!early.includes(item)) item.reject(failure);
+      for (const item of early) item.lost?.();
+      return;
+    }
+    batch.forEach((item, i) => {
+      if (early.includes(item)) return;
+      const outcome = outcomes[i]!;
+      if (outcome.ok) item.resolve(outcome.value);
+      else item.reject(outcome.error);
+    });
   }
 
   private runOne(item: Queued): { ok: true; value: unknown } | { ok: false; error: unknown } {
@@ -198,9 +243,23 @@ export class SqliteFile {
     }
   }
 
-  /** BEGIN IMMEDIATE, retried without blocking the thread while another process holds the lock. */
-  private begin(): Promise<void> {
-    return retryBusy(this.file, () => this.db.exec('BEGIN IMMEDIATE'));
+  /**
+   * BEGIN IMMEDIATE, retried without blocking the thread while another process holds the lock, in
+   * the `sync` mode this transaction's commit needs (it is set outside a transaction). With OFF,
+   * SQLite's automatic checkpoint is turned off too: a checkpoint without fsyncs could copy frames
+   * into the database and let the WAL be reset before they are on the disk. Checkpoints run after
+   * FULL commits only, which sync the WAL before and the database after.
+   */
+  private begin(sync: Synchronous): Promise<void> {
+    return retryBusy(this.file, () => {
+      if (this.synchronous !== sync) this.setSynchronous(sync);
+      this.db.exec('BEGIN IMMEDIATE');
+    });
+  }
+
+  private setSynchronous(sync: Synchronous): void {
+    this.db.exec(sync === 'OFF' ? 'PRAGMA synchronous=OFF; PRAGMA wal_autocheckpoint=0' : `PRAGMA synchronous=FULL; PRAGMA wal_autocheckpoint=${WAL_AUTOCHECKPOINT_PAGES}`);
+    this.synchronous = sync;
   }
 
   private rollback(): void {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, StoreFileError, type Store } from '../../src/store/store.js';
 import { Accounts } from '../../src/accounts/accounts.js';
-import { nodeSqliteAvailable, type SqliteEngine } from '../../src/store/sqlite-db.js';
+import { nodeSqliteAvailable, openDb, type SqliteEngine } from '../../src/store/sqlite-db.js';
 
 const opened: Store[] = [];
 afterEach(async () => {
@@ -96,6 +96,30 @@ describe.each(engines)('the SQLite store on the $engine engine', { timeout: 60_0
     } finally {
       for (const side of sides) side.stop();
     }
+  });
+});
+
+describe('the node engine: reserves committed without an fsync, keeps with one', { timeout: 60_000 }, () => {
+  it.skipIf(!nodeSqliteAvailable())('a reservation is in the file for every connection once reserve() returns, and a kept charge survives a reopen', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-engine-'));
+    const store = await open('node', dataDir);
+    const accounts = new Accounts(store);
+    const { account } = await accounts.create({ plan: 'Enterprise', monthlyCredits: 1_000 });
+    const held = await Promise.all(Array.from({ length: 20 }, () => accounts.reserve(account.id, 1)));
+    // Another connection (as another process would open): the reserves are committed, not only answered.
+    const other = openDb(path.join(dataDir, 'gleaner.sqlite'), 'node');
+    try {
+      expect(other.all('SELECT COUNT(*) AS n FROM reservations')[0]!.n).toBe(20);
+      expect(other.all('SELECT used FROM usage WHERE account = ?', [account.id])[0]!.used).toBe(20);
+    } finally {
+      other.close();
+    }
+    await Promise.all(held.map(({ reservation }) => accounts.keep(reservation)));
+    await store.close();
+    opened.splice(opened.indexOf(store), 1);
+    const again = await open('node', dataDir);
+    expect((await new Accounts(again).balance(account)).used).toBe(20);
+    expect(await again.ledger.reservations()).toHaveLength(0);
   });
 });
 
