@@ -112,14 +112,16 @@ export class SqliteFile {
       // WAL: one fsync a commit, and readers that never wait for the writer. It needs the file's
       // lock for a moment, which another process may hold.
       if (engine === 'node') await retryBusy(file, () => opened.exec('PRAGMA journal_mode=WAL'));
+      // The wasm engine: the rollback journal (its VFS has no shared memory for WAL), truncated at each
+      // commit and that truncation synced, so a commit survives a power cut. Set outside a transaction:
+      // inside one SQLite keeps the default (DELETE), whose unlink this VFS never syncs.
+      if (engine === 'wasm') await retryBusy(file, () => opened.exec('PRAGMA journal_mode=TRUNCATE'));
     } catch (error) {
       throw error instanceof StoreFileError ? error : new StoreFileError(file, (error as Error).message);
     }
     const store = new SqliteFile(db, file);
     try {
       await store.transaction((d) => {
-        // The wasm engine: the rollback journal (its VFS has no shared memory for WAL), truncated rather than deleted.
-        if (engine === 'wasm') d.exec('PRAGMA journal_mode=TRUNCATE');
         d.exec(schema);
         // A write and a read back: read-only media and corrupt pages fail now, not on a paying call.
         d.run("INSERT OR REPLACE INTO meta(name, value) VALUES ('opened', ?)", [new Date().toISOString()]);
