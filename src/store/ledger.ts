@@ -35,9 +35,9 @@ export interface SettleRequest extends AccountRef {
 
 export interface SettleOptions {
   /**
-   * The settle may become durable a few milliseconds later, with the next write (SQLite's group
-   * commit). Only for a settle whose loss in a crash favours the user: one that charges exactly what
-   * was reserved, whose row, left behind by a crash, is returned by the sweep.
+   * Only for a settle whose loss in a crash favours the user: one that charges exactly what was
+   * reserved, whose row, left behind by a crash, is returned by the sweep. SQLite no longer needs it
+   * (its steps are grouped on the store's thread, in order, docs/ledger.md); kept for the interface.
    */
   lazy?: boolean;
 }
@@ -62,8 +62,8 @@ export interface CreditLedger {
   settle(request: SettleRequest, options?: SettleOptions): Promise<{ charged: number; used: number; found: boolean; record?: string }>;
   /**
    * Closes a reservation charged exactly as reserved: its credits are already in the usage, so only
-   * its row goes (no read, no usage write). On SQLite it waits a few milliseconds for company (a group
-   * commit) and resolves once committed: a caller replies only then, or a crash would refund the reply.
+   * its row goes (no read, no usage write). On SQLite it shares the next group commit on the store's
+   * thread and resolves once committed: a caller replies only then, or a crash would refund the reply.
    */
   keep(reservationId: string): Promise<void>;
   /** The account record and its usage, read together. */

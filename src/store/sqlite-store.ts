@@ -3,7 +3,8 @@
  * has tables of its own so a charge is one small transaction that never rewrites an account record.
  */
 import type { CreditLedger, HeldReservation, ReserveRequest, SettleRequest } from './ledger.js';
-import { SqliteFile, type Db } from './sqlite.js';
+import { SqliteFile, StoreFileError } from './sqlite.js';
+import type { Db, Row, SqlValue, SqliteEngine } from './sqlite-db.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT);
@@ -12,28 +13,13 @@ CREATE TABLE IF NOT EXISTS usage (account TEXT PRIMARY KEY, period TEXT NOT NULL
 CREATE TABLE IF NOT EXISTS reservations (id TEXT PRIMARY KEY, account TEXT NOT NULL, period TEXT NOT NULL, amount INTEGER NOT NULL, owner TEXT NOT NULL);
 `;
 
-interface Row {
-  [column: string]: unknown;
-}
-
-/** Prepared statements, reused: preparing costs more than running these small queries. */
+/** The statements run through the connection's cache of prepared statements (sqlite-db.ts). */
 class Statements {
-  private readonly cache = new Map<string, ReturnType<Db['prepare']>>();
-  all(db: Db, sql: string, values: (string | number | null)[] = []): Row[] {
-    let statement = this.cache.get(sql);
-    if (!statement || statement.isFinalized) {
-      statement = db.prepare(sql);
-      this.cache.set(sql, statement);
-    }
-    // all() steps to the end, so the statement never keeps the file locked.
-    return statement.all(values) as Row[];
+  all(db: Db, sql: string, values: SqlValue[] = []): Row[] {
+    return db.all(sql, values);
   }
-  run(db: Db, sql: string, values: (string | number | null)[] = []): void {
-    this.all(db, sql, values);
-  }
-  finalize(): void {
-    for (const statement of this.cache.values()) if (!statement.isFinalized) statement.finalize();
-    this.cache.clear();
+  run(db: Db, sql: string, values: SqlValue[] = []): void {
+    db.run(sql, values);
   }
 }
 
@@ -46,8 +32,8 @@ export class SqliteStore {
     this.ledger = new SqliteLedger(file, this.sql, (db, key) => this.read(db, key));
   }
 
-  static async open(path: string): Promise<SqliteStore> {
-    const store = new SqliteStore(await SqliteFile.open(path, SCHEMA));
+  static async open(path: string, engine: SqliteEngine): Promise<SqliteStore> {
+    const store = new SqliteStore(await SqliteFile.open(path, SCHEMA, engine));
     await store.file.transaction((db) => importKeyvTable(db));
     return store;
   }
@@ -57,19 +43,11 @@ export class SqliteStore {
   }
 
   get(key: string): Promise<string | undefined> {
-    return this.file.transaction((db) => this.read(db, key));
+    return this.file.transaction((db) => this.read(db, key), { early: true, unsynced: true });
   }
 
   set(key: string, value: string, ttlMs?: number): Promise<void> {
     return this.file.transaction((db) => this.write(db, key, value, ttlMs));
-  }
-
-  /** Reads `key`, then the key its value names, in one transaction (an index, then its record). */
-  getThrough(key: string, next: (value: string) => string): Promise<string | undefined> {
-    return this.file.transaction((db) => {
-      const first = this.read(db, key);
-      return first === undefined ? undefined : this.read(db, next(first));
-    });
   }
 
   delete(key: string): Promise<void> {
@@ -85,16 +63,6 @@ export class SqliteStore {
     return this.file.transaction((db) => this.sql.run(db, 'DELETE FROM kv WHERE key >= ? AND key < ? AND expires IS NOT NULL AND expires <= ?', [prefix, end, Date.now()]));
   }
 
-  /** Read, change and write one key inside one transaction: atomic across processes. */
-  updateSync<R>(key: string, change: (current: string | undefined) => { value: string | undefined; result: R }): Promise<R> {
-    return this.file.transaction((db) => {
-      const { value, result } = change(this.read(db, key));
-      if (value === undefined) this.sql.run(db, 'DELETE FROM kv WHERE key = ?', [key]);
-      else this.write(db, key, value, this.ttlOf(db, key));
-      return result;
-    });
-  }
-
   /** Writes `next` only if the key still holds `expected` (compare-and-swap); false when it changed. */
   compareAndSet(key: string, expected: string | undefined, next: string | undefined): Promise<boolean> {
     return this.file.transaction((db) => {
@@ -106,15 +74,16 @@ export class SqliteStore {
   }
 
   async close(): Promise<void> {
-    await this.file.transaction(() => this.sql.finalize());
     await this.file.close();
   }
 
+  /** Reads `key`, and `guess` (the key its value is expected to name) in the same transaction. */
+  getPair(key: string, guess?: string): Promise<[string | undefined, string | undefined]> {
+    return this.file.transaction((db) => [this.read(db, key), guess === undefined ? undefined : this.read(db, guess)], { early: true, unsynced: true });
+  }
+
   private read(db: Db, key: string): string | undefined {
-    const [row] = this.sql.all(db, 'SELECT value, expires FROM kv WHERE key = ?', [key]);
-    if (!row) return undefined;
-    if (typeof row.expires === 'number' && row.expires <= Date.now()) return undefined;
-    return row.value as string;
+    return readKey(db, key);
   }
 
   /** The time left on a key, so an update keeps the expiry it was stored with. */
@@ -130,6 +99,29 @@ export class SqliteStore {
       ttlMs ? Date.now() + ttlMs : null,
     ]);
   }
+}
+
+/** A value by key, unless expired. Also used by the read connection of the node engine (sqlite-thread.ts). */
+export function readKey(db: Db, key: string): string | undefined {
+  const [row] = db.all('SELECT value, expires FROM kv WHERE key = ?', [key]);
+  if (!row) return undefined;
+  if (typeof row.expires === 'number' && row.expires <= Date.now()) return undefined;
+  return row.value as string;
+}
+
+/** An account's usage in `period` (0 for an older one). */
+export function readUsed(db: Db, account: string, period: string): number {
+  const [row] = db.all('SELECT period, used FROM usage WHERE account = ?', [account]);
+  return row && row.period === period ? (row.used as number) : 0;
+}
+
+export function readReservations(db: Db): HeldReservation[] {
+  return db.all('SELECT id, account, owner, amount FROM reservations').map((row) => ({
+    id: row.id as string,
+    account: row.account as string,
+    owner: row.owner as string,
+    amount: row.amount as number,
+  }));
 }
 
 /**
@@ -167,8 +159,24 @@ class SqliteLedger implements CreditLedger {
     private readonly read: (db: Db, key: string) => string | undefined,
   ) {}
 
-  /** Lazy (sqlite.ts): the caller waits for its commit, which it shares with the other charges of a few milliseconds. */
+  /** Reservations answered before their commit whose commit then failed: their keep or settle fails. */
+  private readonly lost = new Set<string>();
+
+  /**
+   * A reserve need not be on the disk before its answer: its call replies only after its keep or
+   * settle, a later, durable commit (lost in a power cut, a reservation is simply returned).
+   * wasm engine: answered before its commit (sqlite.ts, EarlyAnswer): the batch holds the file's lock
+   * until the commit, so no process can spend the same credits meanwhile. Should this commit fail, that
+   * keep or settle fails: no reply uncharged.
+   * node engine: answered after a commit without fsync (WAL, synchronous=OFF), so the event loop's read
+   * connection and other processes see the reservation once reserve() returns; the keep's fsync makes
+   * it durable along with the keep.
+   */
   reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number; record?: string }> {
+    const lost = () => {
+      if (this.lost.size >= 10_000) this.lost.clear();
+      this.lost.add(request.reservationId);
+    };
     return this.file.transaction((db) => {
       const record = this.read(db, request.recordKey);
       const used = this.usedIn(db, request.account, request.period);
@@ -183,11 +191,16 @@ class SqliteLedger implements CreditLedger {
         [request.reservationId, request.account, request.period, request.amount, request.owner],
       );
       return { ok: true, used: used + request.amount, record };
-    }, { lazy: true });
+    }, { early: this.file.engine === 'wasm', lost, unsynced: true });
   }
 
-  settle(request: SettleRequest, options: { lazy?: boolean } = {}): Promise<{ charged: number; used: number; found: boolean; record?: string }> {
+  private checkNotLost(reservationId: string): void {
+    if (this.lost.has(reservationId)) throw new StoreFileError(this.file.file, 'the reservation of this call was not saved');
+  }
+
+  settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string }> {
     return this.file.transaction((db) => {
+      this.checkNotLost(request.reservationId);
       const record = this.read(db, request.recordKey);
       const used = this.usedIn(db, request.account, request.period);
       const [held] = this.sql.all(db, 'SELECT period, amount FROM reservations WHERE id = ?', [request.reservationId]);
@@ -202,26 +215,22 @@ class SqliteLedger implements CreditLedger {
       const next = Math.max(0, used + delta);
       this.setUsed(db, request.account, request.period, next);
       return { charged: amount + delta, used: next, found: true, record };
-    }, options);
+    });
   }
 
   keep(reservationId: string): Promise<void> {
-    return this.file.transaction((db) => this.sql.run(db, 'DELETE FROM reservations WHERE id = ?', [reservationId]), { lazy: true });
+    return this.file.transaction((db) => {
+      this.checkNotLost(reservationId);
+      this.sql.run(db, 'DELETE FROM reservations WHERE id = ?', [reservationId]);
+    });
   }
 
   usage(ref: { account: string; recordKey: string }, period: string): Promise<{ used: number; record?: string }> {
-    return this.file.transaction((db) => ({ used: this.usedIn(db, ref.account, period), record: this.read(db, ref.recordKey) }));
+    return this.file.transaction((db) => ({ used: this.usedIn(db, ref.account, period), record: this.read(db, ref.recordKey) }), { early: true, unsynced: true });
   }
 
   reservations(): Promise<HeldReservation[]> {
-    return this.file.transaction((db) =>
-      this.sql.all(db, 'SELECT id, account, owner, amount FROM reservations').map((row) => ({
-        id: row.id as string,
-        account: row.account as string,
-        owner: row.owner as string,
-        amount: row.amount as number,
-      })),
-    );
+    return this.file.transaction((db) => readReservations(db), { early: true, unsynced: true });
   }
 
   adopt(reservationId: string, owner: string): Promise<boolean> {
@@ -233,8 +242,7 @@ class SqliteLedger implements CreditLedger {
   }
 
   private usedIn(db: Db, account: string, period: string): number {
-    const [row] = this.sql.all(db, 'SELECT period, used FROM usage WHERE account = ?', [account]);
-    return row && row.period === period ? (row.used as number) : 0;
+    return readUsed(db, account, period);
   }
 
   private setUsed(db: Db, account: string, period: string, used: number): void {

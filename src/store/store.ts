@@ -9,7 +9,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { GleanerError } from '../errors.js';
 import { redactUrl } from '../redact.js';
 import { KeyedMutex } from './mutex.js';
-import { SqliteStore } from './sqlite-store.js';
+import { SqliteThreadStore } from './sqlite-thread.js';
+import type { SqliteEngine } from './sqlite-db.js';
 import { RedisStore, REDIS_COMMAND_TIMEOUT_MS } from './redis-store.js';
 import { StoreFileError } from './sqlite.js';
 import type { CreditLedger } from './ledger.js';
@@ -19,18 +20,21 @@ export { StoreFileError };
 
 type Change<T, R> = (current: T | undefined) => { value: T | undefined; result: R } | Promise<{ value: T | undefined; result: R }>;
 
-const isPromise = <V>(value: unknown): value is Promise<V> => typeof (value as Promise<V> | undefined)?.then === 'function';
-
 export class Store {
   private readonly mutex = new KeyedMutex();
   readonly ledger: CreditLedger;
 
   constructor(
-    private readonly engine: SqliteStore | RedisStore,
+    private readonly engine: SqliteThreadStore | RedisStore,
     readonly kind: StoreKind,
     readonly location: string,
   ) {
     this.ledger = engine.ledger;
+  }
+
+  /** The SQLite engine in use (node:sqlite or wasm); undefined on Redis. */
+  get sqliteEngine(): SqliteEngine | undefined {
+    return this.engine instanceof SqliteThreadStore ? this.engine.engine : undefined;
   }
 
   /** The Redis engine, for the shared rate buckets; undefined on SQLite. */
@@ -59,17 +63,18 @@ export class Store {
 
   /** Frees the expired keys under `prefix` (SQLite keeps their rows until then; Redis drops them itself). */
   async sweepExpired(prefix: string): Promise<void> {
-    if (this.engine instanceof SqliteStore) await this.guard(() => (this.engine as SqliteStore).sweepExpired(prefix));
+    const engine = this.engine;
+    if (engine instanceof SqliteThreadStore) await this.guard(() => engine.sweepExpired(prefix));
   }
 
   /**
    * Atomic read-modify-write of one key, across every process sharing the store. `change` returns
    * the new value (undefined deletes) and a result for the caller; throwing aborts without writing.
-   * On SQLite a synchronous `change` runs inside one transaction; an asynchronous one is applied by
-   * compare-and-swap (retried if another process wrote the key meanwhile). On Redis a short lock.
+   * On SQLite the change is applied by compare-and-swap on the store's thread (retried if another
+   * process wrote the key meanwhile). On Redis a short lock.
    */
   async update<T, R>(key: string, change: Change<T, R>): Promise<R> {
-    return this.mutex.run(key, () => this.guard(() => (this.engine instanceof SqliteStore ? this.updateSqlite(this.engine, key, change) : this.updateRedis(this.engine, key, change))));
+    return this.mutex.run(key, () => this.guard(() => (this.engine instanceof SqliteThreadStore ? this.updateSqlite(this.engine, key, change) : this.updateRedis(this.engine, key, change))));
   }
 
   async close(): Promise<void> {
@@ -90,27 +95,14 @@ export class Store {
     }
   }
 
-  private async updateSqlite<T, R>(engine: SqliteStore, key: string, change: Change<T, R>): Promise<R> {
-    let pending: Promise<{ value: T | undefined; result: R }> | undefined;
-    let seen: string | undefined;
-    const done = await engine.updateSync<{ result: R } | undefined>(key, (raw) => {
-      const outcome = change(raw === undefined ? undefined : (JSON.parse(raw) as T));
-      if (isPromise<{ value: T | undefined; result: R }>(outcome)) {
-        // Cannot await inside the transaction: finish it unchanged and apply by compare-and-swap.
-        pending = outcome;
-        seen = raw;
-        return { value: raw, result: undefined };
-      }
-      return { value: outcome.value === undefined ? undefined : JSON.stringify(outcome.value), result: { result: outcome.result } };
-    });
-    if (done) return done.result;
+  /** Compare-and-swap: the change runs on this thread, the write on the store's, retried if another process wrote the key meanwhile. */
+  private async updateSqlite<T, R>(engine: SqliteThreadStore, key: string, change: Change<T, R>): Promise<R> {
     for (let attempt = 0; ; attempt++) {
-      const { value, result } = await pending!;
+      const seen = await engine.get(key);
+      const { value, result } = await change(seen === undefined ? undefined : (JSON.parse(seen) as T));
       const next = value === undefined ? undefined : JSON.stringify(value);
       if (await engine.compareAndSet(key, seen, next)) return result;
       if (attempt > 100) throw new Error(`store update of ${key} kept conflicting`);
-      seen = await engine.get(key);
-      pending = Promise.resolve(change(seen === undefined ? undefined : (JSON.parse(seen) as T)));
     }
   }
 
@@ -149,7 +141,13 @@ async function withTimeout<R>(work: Promise<R>, ms: number): Promise<R> {
   }
 }
 
-export async function openStore(options: { dataDir: string; storeUrl?: string; onRedisError?: (error: Error) => void }): Promise<Store> {
+export async function openStore(options: {
+  dataDir: string;
+  storeUrl?: string;
+  onRedisError?: (error: Error) => void;
+  /** The SQLite engine (sqlite-db.ts); by default node:sqlite where the runtime has it, else wasm. */
+  sqliteEngine?: SqliteEngine;
+}): Promise<Store> {
   if (options.storeUrl && /^rediss?:/.test(options.storeUrl)) {
     const redis = await RedisStore.open(options.storeUrl, options.onRedisError ?? (() => undefined));
     // `location` is what messages and logs name: the URL without its password.
@@ -159,6 +157,6 @@ export async function openStore(options: { dataDir: string; storeUrl?: string; o
     throw new Error(`GLEANER_STORE_URL: unsupported store "${redactUrl(options.storeUrl)}" (use sqlite://<file> or redis://host:port)`);
   }
   const file = options.storeUrl ? options.storeUrl.replace(/^sqlite:\/\//, '') : path.join(options.dataDir, 'gleaner.sqlite');
-  const sqlite = await SqliteStore.open(file);
+  const sqlite = await SqliteThreadStore.open(file, options.sqliteEngine);
   return new Store(sqlite, 'sqlite', file);
 }

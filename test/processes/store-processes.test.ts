@@ -99,6 +99,45 @@ describe('one SQLite file, several processes', { timeout: 400_000 }, () => {
     expect((await accounts.balance(account)).used).toBe(0);
     expect(await server.app.services.store.ledger.reservations()).toHaveLength(0);
   });
+  it('a server killed with -9 in the middle of a burst of 1-credit calls: every reply was charged, nothing else stays charged', async () => {
+    server = await startTestServer({ operations });
+    const doomed = await spawnServer({ GLEANER_DATA_DIR: server.dataDir });
+    const accounts = server.app.services.accounts;
+    const { account, apiKey } = await accounts.create({ plan: 'Enterprise', monthlyCredits: 1_000_000 });
+    const concurrency = 16;
+    let replies = 0;
+    const statuses: number[] = [];
+    let killed = false;
+    let reachedEnough!: () => void;
+    const enough = new Promise<void>((resolve) => (reachedEnough = resolve));
+    const burst = Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (!killed) {
+          const status = await call(doomed.url, apiKey).catch(() => 0);
+          if (status === 200) replies++;
+          else if (status !== 0) statuses.push(status);
+          // Killed while the burst runs at full speed: charges are being committed in every batch.
+          if (replies >= 300) reachedEnough();
+          if (status === 0) return;
+        }
+      }),
+    );
+    await Promise.race([enough, burst]);
+    doomed.child.kill('SIGKILL');
+    killed = true;
+    await once(doomed.child, 'exit');
+    // Every reply the process wrote before it died has arrived once the calls end.
+    await burst;
+    const repliesAtKill = replies;
+    expect(statuses, 'only 200s before the kill').toEqual([]);
+    // The reservations of calls cut short go back; a charge whose reply was on its way when the process died stays.
+    await accounts.sweep();
+    const { used } = await accounts.balance(account);
+    expect(repliesAtKill).toBeGreaterThanOrEqual(300);
+    expect(used, 'no reply went out uncharged').toBeGreaterThanOrEqual(repliesAtKill);
+    expect(used - repliesAtKill, 'only calls in flight at the kill can be charged without a reply').toBeLessThanOrEqual(concurrency);
+    expect((await server.app.services.store.ledger.reservations()).filter((r) => r.account === account.id)).toHaveLength(0);
+  });
 });
 
 describe('a store that cannot be used', { timeout: 200_000 }, () => {

@@ -1,0 +1,239 @@
+/**
+ * The embedded SQLite store as the event loop sees it: every write (and the credit ledger's steps) is
+ * a message to the store's own thread (sqlite-worker.ts), which owns the writing connection, groups
+ * what arrives while a commit waits for the disk into the next transaction, and answers each caller
+ * once its commit is on the disk. No request waits on the event loop for another's fsync.
+ *
+ * Reads: on the node engine (node:sqlite, WAL) this thread keeps a read connection of its own, and a
+ * read never waits for a writer (WAL readers see the last commit). On the wasm engine the file's lock
+ * is taken by readers too, so reads go to the store's thread, between its commits.
+ */
+import { Worker } from 'node:worker_threads';
+import { StoreFileError } from './sqlite.js';
+import { defaultEngine, openDb, type Db, type SqliteEngine } from './sqlite-db.js';
+import { readKey, readReservations, readUsed } from './sqlite-store.js';
+import type { ThreadReply, ThreadRequest } from './sqlite-worker.js';
+import type { AccountRef, CreditLedger, HeldReservation, ReserveRequest, SettleRequest } from './ledger.js';
+
+/** Remembered records and index targets, by key (only keys that exist get here): a bound all the same. */
+const REMEMBER_MAX = 10_000;
+/** A plan that changes under a charge again and again is not normal; the caller hears of it. */
+const STALE_RETRIES = 5;
+
+class StaleRecord extends Error {
+  constructor(readonly record: string | undefined) {
+    super('the account record kept changing');
+  }
+}
+
+function remember(map: Map<string, string>, key: string, value: string): void {
+  if (map.size >= REMEMBER_MAX && !map.has(key)) map.clear();
+  map.set(key, value);
+}
+
+export class SqliteThreadStore {
+  readonly ledger: CreditLedger;
+  private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
+  private nextId = 1;
+  private stopped?: StoreFileError;
+  /** Index key -> the key its value named last time (the key hash -> its account record). */
+  private readonly through = new Map<string, string>();
+
+  private constructor(
+    private readonly worker: Worker,
+    readonly location: string,
+    readonly engine: SqliteEngine,
+    private readonly reader: Db | undefined,
+  ) {
+    this.ledger = new ThreadLedger(this, reader);
+    worker.on('message', (reply: ThreadReply) => this.answer(reply));
+    const stop = (why: string) => {
+      this.stopped ??= new StoreFileError(location, `its thread stopped (${why})`);
+      for (const { reject } of this.pending.values()) reject(this.stopped);
+      this.pending.clear();
+    };
+    worker.on('error', (error) => stop(error.message));
+    worker.on('exit', (code) => stop(`exit code ${code}`));
+    worker.unref();
+  }
+
+  /** Starts the store's thread on `file` and waits until the file is open and proven writable. */
+  static async open(file: string, engine: SqliteEngine = defaultEngine()): Promise<SqliteThreadStore> {
+    const fromSources = import.meta.url.endsWith('.ts');
+    const script = new URL(fromSources ? './sqlite-worker.ts' : './sqlite-worker.js', import.meta.url);
+    // From the TypeScript sources (tsx, vitest) the thread loads tsx first, then imports the .ts file.
+    const worker = fromSources
+      ? new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script.href)}); })`, {
+          eval: true,
+          workerData: { file, engine },
+        })
+      : new Worker(script, { workerData: { file, engine }, execArgv: [] });
+    const ready = await new Promise<ThreadReply>((resolve) => {
+      worker.once('message', resolve);
+      worker.once('error', (error) => resolve({ id: 0, error: { kind: 'file', file, detail: error.message } }));
+    });
+    if (ready.error) {
+      await worker.terminate();
+      throw ready.error.kind === 'file' ? new StoreFileError(file, ready.error.detail) : new StoreFileError(file, ready.error.kind === 'other' ? ready.error.message : 'it could not be opened');
+    }
+    let reader: Db | undefined;
+    if (engine === 'node') {
+      try {
+        reader = openDb(file, 'node');
+        reader.exec('PRAGMA query_only=1');
+      } catch (error) {
+        await worker.terminate();
+        throw new StoreFileError(file, (error as Error).message);
+      }
+    }
+    return new SqliteThreadStore(worker, file, engine, reader);
+  }
+
+  /** Sends one step to the store's thread; settles when its commit is on the disk. */
+  call<T>(method: string, args: unknown[], hint?: ThreadRequest['hint']): Promise<T> {
+    if (this.stopped) return Promise.reject(this.stopped);
+    const id = this.nextId++;
+    // The thread keeps the process alive only while a step is on its way (a CLI command exits after its last one).
+    if (this.pending.size === 0) this.worker.ref();
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.worker.postMessage({ id, method, args, hint } satisfies ThreadRequest);
+    });
+  }
+
+  /** Runs reads on this thread's read connection (node engine) as one snapshot. */
+  readHere<T>(read: (db: Db) => T): T {
+    const db = this.reader!;
+    try {
+      db.exec('BEGIN');
+      try {
+        return read(db);
+      } finally {
+        db.exec('COMMIT');
+      }
+    } catch (error) {
+      throw error instanceof StoreFileError ? error : new StoreFileError(this.location, (error as Error).message);
+    }
+  }
+
+  get(key: string): Promise<string | undefined> {
+    if (this.reader) return Promise.resolve().then(() => this.readHere((db) => readKey(db, key)));
+    return this.call('get', [key]);
+  }
+
+  set(key: string, value: string, ttlMs?: number): Promise<void> {
+    return this.call('set', [key, value, ttlMs]);
+  }
+
+  /** Reads `key`, then the key its value names (an index, then its record), as one snapshot. */
+  async getThrough(key: string, next: (value: string) => string): Promise<string | undefined> {
+    if (this.reader) {
+      return this.readHere((db) => {
+        const first = readKey(db, key);
+        return first === undefined ? undefined : readKey(db, next(first));
+      });
+    }
+    // One message when the index still names the key it named last time, as it nearly always does.
+    let guess = this.through.get(key);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const [first, second] = await this.call<[string | undefined, string | undefined]>('getPair', [key, guess]);
+      if (first === undefined) return undefined;
+      const target = next(first);
+      if (target === guess) return second;
+      remember(this.through, key, target);
+      guess = target;
+    }
+    throw new StoreFileError(this.location, `the index ${key} kept changing`);
+  }
+
+  delete(key: string): Promise<void> {
+    return this.call('delete', [key]);
+  }
+
+  /** Deletes the expired keys under `prefix` (screenshots), on the store's thread. */
+  sweepExpired(prefix: string): Promise<void> {
+    return this.call('sweepExpired', [prefix]);
+  }
+
+  /** Writes `next` only if the key still holds `expected` (compare-and-swap); false when it changed. */
+  compareAndSet(key: string, expected: string | undefined, next: string | undefined): Promise<boolean> {
+    return this.call('compareAndSet', [key, expected, next]);
+  }
+
+  async close(): Promise<void> {
+    if (!this.stopped) await this.call('close', []).catch(() => undefined);
+    this.stopped ??= new StoreFileError(this.location, 'the store is closed');
+    await this.worker.terminate();
+    this.reader?.close();
+  }
+
+  private answer(reply: ThreadReply): void {
+    const waiting = this.pending.get(reply.id);
+    if (!waiting) return;
+    this.pending.delete(reply.id);
+    if (this.pending.size === 0) this.worker.unref();
+    if (!reply.error) waiting.resolve(reply.value);
+    else if (reply.error.kind === 'file') waiting.reject(new StoreFileError(reply.error.file, reply.error.detail));
+    else if (reply.error.kind === 'stale') waiting.reject(new StaleRecord(reply.error.record));
+    else waiting.reject(new Error(reply.error.message));
+  }
+}
+
+/** The credit ledger's steps, run on the store's thread (sqlite-store.ts has their SQL). */
+class ThreadLedger implements CreditLedger {
+  /** The account record each account's last step saw, for the allowance sent with the next. */
+  private readonly records = new Map<string, string>();
+
+  constructor(
+    private readonly store: SqliteThreadStore,
+    private readonly reader: Db | undefined,
+  ) {}
+
+  reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number; record?: string }> {
+    return this.withAllowance('reserve', request);
+  }
+
+  settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string }> {
+    return this.withAllowance('settle', request);
+  }
+
+  keep(reservationId: string): Promise<void> {
+    return this.store.call('keep', [reservationId]);
+  }
+
+  usage(ref: { account: string; recordKey: string }, period: string): Promise<{ used: number; record?: string }> {
+    if (this.reader) {
+      return Promise.resolve().then(() => this.store.readHere((db) => ({ used: readUsed(db, ref.account, period), record: readKey(db, ref.recordKey) })));
+    }
+    return this.store.call('usage', [{ account: ref.account, recordKey: ref.recordKey }, period]);
+  }
+
+  reservations(): Promise<HeldReservation[]> {
+    if (this.reader) return Promise.resolve().then(() => this.store.readHere((db) => readReservations(db)));
+    return this.store.call('reservations', []);
+  }
+
+  adopt(reservationId: string, owner: string): Promise<boolean> {
+    return this.store.call('adopt', [reservationId, owner]);
+  }
+
+  /**
+   * Sends a step with the allowance of the record last seen; when the file holds another record the
+   * thread undoes the step and sends it back, and the step goes again with that record's allowance.
+   */
+  private async withAllowance<R extends { record?: string }>(method: string, request: AccountRef): Promise<R> {
+    const { allowanceOf, ...plain } = request;
+    for (let attempt = 0; ; attempt++) {
+      const record = this.records.get(request.recordKey);
+      const hint = record === undefined ? undefined : { record, allowance: allowanceOf(record) };
+      try {
+        const result = await this.store.call<R>(method, [plain], hint);
+        if (result.record !== undefined) remember(this.records, request.recordKey, result.record);
+        return result;
+      } catch (error) {
+        if (!(error instanceof StaleRecord) || error.record === undefined || attempt >= STALE_RETRIES) throw error;
+        remember(this.records, request.recordKey, error.record);
+      }
+    }
+  }
+}
