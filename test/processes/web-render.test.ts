@@ -311,6 +311,8 @@ describe.skipIf(browser.kind !== 'local')('a remote browser over CDP (GLEANER_BR
     profile = fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-remote-browser-'));
     remote = spawn((browser as { executablePath: string }).executablePath, ['--headless', '--no-sandbox', '--disable-gpu', '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], {
       stdio: ['ignore', 'ignore', 'pipe'],
+      // Its own process group: Chromium's helpers (zygote, renderers) go with it at the end.
+      detached: true,
     });
     const wsUrl = await new Promise<string>((resolve, reject) => {
       let text = '';
@@ -328,9 +330,10 @@ describe.skipIf(browser.kind !== 'local')('a remote browser over CDP (GLEANER_BR
   afterAll(async () => {
     await server?.close();
     const exited = new Promise((resolve) => remote?.once('exit', resolve));
-    remote?.kill('SIGKILL');
+    if (remote?.pid) process.kill(-remote.pid, 'SIGKILL');
     await exited;
-    fs.rmSync(profile, { recursive: true, force: true });
+    // A helper the kill has not reached yet may still write a file into the profile: tried again for a while.
+    fs.rmSync(profile, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   });
 
   it('renders through the remote browser, whose page requests still go through the guard', async () => {
