@@ -133,11 +133,15 @@ describe('a watch on a replayed channel (embedded store)', () => {
   it('records the baseline, then delivers each of two new uploads once, signed, charged 1 credit each; a restart delivers nothing again', async () => {
     // Where the scenario was, should it fail (a timeout says nothing of where it waited).
     let step = 'creating the watch';
-    onTestFailed(() => console.error(`[watches] the scenario stopped while ${step}`));
+    let watchId = '';
+    onTestFailed(async () => {
+      const record = watchId ? await server.app.services.store.get<WatchRecord>(watchKey(watchId)).catch(() => undefined) : undefined;
+      console.error(`[watches] the scenario stopped while ${step}; the watch's record: ${JSON.stringify(record)}; now ${Date.now()}`);
+    });
     const key = await server.createKey('Pro', { credits: 50 });
     const created = await server.request('POST', '/v1/watches', { apiKey: key, body: { channel: WATCHED_CHANNEL, webhookUrl: receiver.url('/channel'), intervalSeconds: 1 } });
     expect(created.status).toBe(201);
-    const watchId = created.body.watchId as string;
+    watchId = created.body.watchId as string;
     step = 'waiting for the baseline webhook';
     const baseline = await receiver.waitFor((d) => d.path === '/channel' && d.body.type === 'watch.baseline');
     expect(baseline.body).toMatchObject({ watchId, seq: 1, baselineItems: 50 });
