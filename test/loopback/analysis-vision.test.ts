@@ -212,13 +212,16 @@ async function withSamplingClient(key: string, answer: (call: SamplingCall) => s
   }
 }
 
+/** The frames, the model's round trip and the answer take seconds, but over a minute beside other suites on 2 cores: past the client's 60 s default. */
+const SLOW_CALL_MS = 110_000;
+
 type AnalysisJob = { status: string; result: { data: { words: string[]; moments: string[] }; model: string; notes: string[]; frames: { count: number; atSeconds: number[] } } };
 
 describe('video_analysis over MCP with the client model (sampling)', () => {
   it("the frames go to the client's model as images, within the bound; the answer holds what only they show", async () => {
     const key = await withoutModel.createKey('Pro');
     await withSamplingClient(key, (call) => readFrames(call.texts, call.pictures), async (client, calls) => {
-      const result = await client.callTool({ name: 'video_analysis', arguments: { url: `${MEDIA}/slides.mp4`, schema } });
+      const result = await client.callTool({ name: 'video_analysis', arguments: { url: `${MEDIA}/slides.mp4`, schema } }, undefined, { timeout: SLOW_CALL_MS });
       expect(result.isError).toBeFalsy();
       const job = result.structuredContent as AnalysisJob;
       expect(job.status).toBe('completed');
@@ -242,7 +245,7 @@ describe('video_analysis over MCP with the client model (sampling)', () => {
       return JSON.stringify({ words: [], moments: [] });
     };
     await withSamplingClient(key, refuse, async (client, calls) => {
-      const result = await client.callTool({ name: 'video_analysis', arguments: { url: `${MEDIA}/slides.mp4`, schema } });
+      const result = await client.callTool({ name: 'video_analysis', arguments: { url: `${MEDIA}/slides.mp4`, schema } }, undefined, { timeout: SLOW_CALL_MS });
       expect(result.isError).toBeFalsy();
       const job = result.structuredContent as AnalysisJob;
       expect(job.status).toBe('completed');
