@@ -92,6 +92,9 @@ function commonContainer(nodes: DomNode[], body: DomElement): DomElement {
   return (chain[0] as DomElement | undefined) ?? body;
 }
 
+/** A thread's container holds at most this multiple of its replies' text, opening post included (more is the page around them). */
+const OPENING_POST_SHARE = 1.25;
+
 /** The page's title as a heading: its first <h1>, or an element given heading level 1. */
 const MAIN_HEADING = 'h1, [role="heading"][aria-level="1"]';
 
@@ -99,17 +102,20 @@ const MAIN_HEADING = 'h1, [role="heading"][aria-level="1"]';
  * The whole discussion of a thread page: the smallest element holding all its reply boxes, widened
  * to the opening post when the page has a main heading (the thread's title, which opens the post)
  * outside them, unless only the body holds both (then the rest of the page would come with it).
- * Null when the page has no reply boxes.
+ * Null when the page has no reply boxes, or no container of them that is mostly replies.
  */
 export function threadContainer(body: DomElement): DomElement | null {
   const boxes = outermostOf(replyElements(body), body);
   if (boxes.length === 0) return null;
   const replies = commonContainer(boxes, body);
-  if (replies === body) return null;
+  const repliesChars = boxes.reduce((sum, element) => sum + collapsed(element), 0);
+  // Replies scattered over the page (a sidebar's latest comments beside the posts): no one container is the thread.
+  if (replies === body || collapsed(replies) > repliesChars * OPENING_POST_SHARE) return null;
   const heading = body.querySelector(MAIN_HEADING);
   if (!heading || ancestorsOf(heading, body).includes(replies)) return replies;
   const withPost = commonContainer([replies, heading], body);
-  return withPost === body ? replies : withPost;
+  // The opening post and its title, not the page around them (a forum's sidebars share the wrapper too).
+  return withPost === body || collapsed(withPost) > collapsed(replies) * OPENING_POST_SHARE ? replies : withPost;
 }
 
 const collapsed = (node: DomNode) => (node.textContent ?? '').replace(/\s+/g, ' ').trim().length;

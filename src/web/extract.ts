@@ -396,7 +396,7 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
 /** The share of a thread's reply text below which Readability's article is not the thread (one reply out of many). */
 const THREAD_SHARE = 0.5;
 /** Within a thread taken whole: controls and what is never text (the reply form, vote buttons, folding checkboxes). */
-const NOT_THREAD_TEXT = `${NEVER_CONTENT}, nav, aside, form, input, button, select, textarea, [hidden], [aria-hidden="true"]`;
+const NOT_THREAD_TEXT = `${NEVER_CONTENT}, nav, aside, input, button, select, textarea, [hidden], [aria-hidden="true"]`;
 
 /**
  * A thread page's whole discussion (its replies, and its opening post when it has one), from a fresh
@@ -411,6 +411,9 @@ function wholeThread(html: string, base: string): DomElement | null {
   const container = fresh.body ? threadContainer(fresh.body) : null;
   if (!container) return null;
   removeAll(container, NOT_THREAD_TEXT);
+  // The reply form goes; a form around the posts themselves (forums' moderation forms) stays.
+  const threadChars = textLengthUpTo(container, Infinity);
+  for (const form of [...container.querySelectorAll('form')]) if (textLengthUpTo(form, threadChars) < threadChars / 2) form.remove();
   return cleanText(container.textContent) ? container : null;
 }
 
