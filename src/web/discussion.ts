@@ -52,18 +52,80 @@ export interface ThreadSignals {
   declaredBody: boolean;
 }
 
+
+/** Every reply element of the page (named as comments, or marked up as a comment or an answer), nested ones included. */
+function replyElements(body: DomElement): DomElement[] {
+  return [...body.querySelectorAll('[class], [id], [itemtype], [itemprop]')].filter(isReplies);
+}
+
+/** The elements not inside another of the list: the comment boxes, without the replies nested in them. */
+function outermostOf(elements: DomElement[], body: DomElement): DomElement[] {
+  const set = new Set<DomNode>(elements);
+  return elements.filter((element) => {
+    for (let parent = element.parentNode; parent && parent !== body; parent = parent.parentNode) if (set.has(parent)) return false;
+    return true;
+  });
+}
+
+/** Text of the page's outermost reply boxes: what a thread's main text should hold. */
+export function repliesLength(body: DomElement): number {
+  return outermostOf(replyElements(body), body).reduce((sum, element) => sum + collapsed(element), 0);
+}
+
+function ancestorsOf(node: DomNode, body: DomElement): DomNode[] {
+  const chain: DomNode[] = [];
+  for (let at: DomNode | null = node; at && at !== body; at = at.parentNode) chain.push(at);
+  return chain;
+}
+
+/** The smallest element holding all the nodes given (the body when only the body holds them all). */
+function commonContainer(nodes: DomNode[], body: DomElement): DomElement {
+  const [first, ...rest] = nodes;
+  if (!first) return body;
+  let chain = ancestorsOf(first, body);
+  for (const node of rest) {
+    const theirs = new Set(ancestorsOf(node, body));
+    const at = chain.findIndex((ancestor) => theirs.has(ancestor));
+    if (at < 0) return body;
+    chain = chain.slice(at);
+  }
+  return (chain[0] as DomElement | undefined) ?? body;
+}
+
+/** A thread's container holds at most this multiple of its replies' text, opening post included (more is the page around them). */
+const OPENING_POST_SHARE = 1.25;
+
+/** The page's title as a heading: its first <h1>, or an element given heading level 1. */
+const MAIN_HEADING = 'h1, [role="heading"][aria-level="1"]';
+
+/**
+ * The whole discussion of a thread page: the smallest element holding all its reply boxes, widened
+ * to the opening post when the page has a main heading (the thread's title, which opens the post)
+ * outside them, unless only the body holds both (then the rest of the page would come with it).
+ * Null when the page has no reply boxes, or no container of them that is mostly replies.
+ */
+export function threadContainer(body: DomElement): DomElement | null {
+  const boxes = outermostOf(replyElements(body), body);
+  if (boxes.length === 0) return null;
+  const replies = commonContainer(boxes, body);
+  const repliesChars = boxes.reduce((sum, element) => sum + collapsed(element), 0);
+  // Replies scattered over the page (a sidebar's latest comments beside the posts): no one container is the thread.
+  if (replies === body || collapsed(replies) > repliesChars * OPENING_POST_SHARE) return null;
+  const heading = body.querySelector(MAIN_HEADING);
+  if (!heading || ancestorsOf(heading, body).includes(replies)) return replies;
+  const withPost = commonContainer([replies, heading], body);
+  // The opening post and its title, not the page around them (a forum's sidebars share the wrapper too).
+  return withPost === body || collapsed(withPost) > collapsed(replies) * OPENING_POST_SHARE ? replies : withPost;
+}
+
 const collapsed = (node: DomNode) => (node.textContent ?? '').replace(/\s+/g, ' ').trim().length;
 
 /** What tells a thread from an article on a page without discussion markup (see isThreadPage). */
 export function threadSignals(body: DomElement): ThreadSignals {
-  const named = [...body.querySelectorAll('[class], [id], [itemtype], [itemprop]')].filter(isReplies);
+  const named = replyElements(body);
   // Too few to be a discussion: the walk below is spared (most pages).
   if (named.length < MIN_POSTS) return { posts: named.length, commentChars: 0, proseChars: 0, bodyChars: 0, declaredBody: false };
-  const set = new Set<DomNode>(named);
-  const outermost = named.filter((element) => {
-    for (let parent = element.parentNode; parent && parent !== body; parent = parent.parentNode) if (set.has(parent)) return false;
-    return true;
-  });
+  const outermost = outermostOf(named, body);
   const boxes = new Set<DomNode>(outermost);
   const inBox = (element: DomElement) => {
     for (let node: DomNode | null = element; node && node !== body; node = node.parentNode) if (boxes.has(node)) return true;

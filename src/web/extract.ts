@@ -8,7 +8,7 @@ import type { Metadata } from '../model/content.js';
 import { cleanText, parseDocument, type DomDocument, type DomElement, type DomNode } from './dom.js';
 import { htmlToMarkdown, repairTables, simplifyTables } from './markdown.js';
 import { cleanArticle, CLEANING_CLASS, removeNotArticleBoxes } from './clean-article.js';
-import { isDiscussionPage } from './discussion.js';
+import { isDiscussionPage, repliesLength, threadContainer } from './discussion.js';
 import { isNavigationLike, proseLength, removeNavigationBlocks } from './navigation.js';
 import { unwrapContentNoscripts } from './noscript.js';
 import { extractPageMetadata } from './page-metadata.js';
@@ -332,6 +332,7 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
     const classesToPreserve = [...languages, ...cleaningClasses(doc)];
     removeBanners(doc);
     const discussion = isDiscussionPage(html, doc.body);
+    const repliesChars = discussion && doc.body ? repliesLength(doc.body) : 0;
     let article = readArticle(doc, classesToPreserve, discussion, false);
     // A widget of headlines chosen over a short post: the page again without navigation-like blocks,
     // and the article with more prose is kept.
@@ -345,8 +346,12 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
       if (retry?.content && cleanText(retry.textContent) && !isNavigationLike(retry.content) && proseLength(retry.content) > proseLength(article.content)) article = retry;
     }
     title = titleFromTagOnly ? tidyTitle(cleanText(article?.title), documentTitle) : cleanText(article?.title);
-    if (article?.content && cleanText(article.textContent)) {
-      main = article.content;
+    // On a thread Readability may pick one long reply over the tree of them all: when its article holds
+    // less than half of the replies' text, the whole discussion is taken instead.
+    const thread = discussion && repliesChars > 0 && (cleanText(article?.textContent)?.length ?? 0) < repliesChars * THREAD_SHARE ? wholeThread(html, base) : null;
+    if (thread) main = thread;
+    else if (article?.content && cleanText(article.textContent)) main = article.content;
+    if (main) {
       try {
         cleanArticle(main, discussion);
       } catch {
@@ -386,6 +391,30 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
   // with its title, links and metadata, and says so rather than leaving the caller with a blank.
   if (!cleanText(content)) warnings.push(NO_TEXT_WARNING);
   return { title, content, links, metadata, warnings };
+}
+
+/** The share of a thread's reply text below which Readability's article is not the thread (one reply out of many). */
+const THREAD_SHARE = 0.5;
+/** Within a thread taken whole: controls and what is never text (the reply form, vote buttons, folding checkboxes). */
+const NOT_THREAD_TEXT = `${NEVER_CONTENT}, nav, aside, input, button, select, textarea, [hidden], [aria-hidden="true"]`;
+
+/**
+ * A thread page's whole discussion (its replies, and its opening post when it has one), from a fresh
+ * parse of the page, since Readability took the first apart; null when the page has no replies container.
+ */
+function wholeThread(html: string, base: string): DomElement | null {
+  const fresh = parseDocument(html);
+  absolutize(fresh, base);
+  flattenMath(fresh);
+  unwrapContentNoscripts(fresh);
+  removeBanners(fresh);
+  const container = fresh.body ? threadContainer(fresh.body) : null;
+  if (!container) return null;
+  removeAll(container, NOT_THREAD_TEXT);
+  // The reply form goes; a form around the posts themselves (forums' moderation forms) stays.
+  const threadChars = textLengthUpTo(container, Infinity);
+  for (const form of [...container.querySelectorAll('form')]) if (textLengthUpTo(form, threadChars) < threadChars / 2) form.remove();
+  return cleanText(container.textContent) ? container : null;
 }
 
 /** The warning of a page without any text (docs/web-extraction.md). */

@@ -74,6 +74,35 @@ describe('discussion pages without discussion markup keep their replies', () => 
   });
 });
 
+/**
+ * A link-aggregator story page in the manner of lobste.rs: the submission (its title a heading of
+ * level 1), then nested lists of replies, each a "comment" box with a byline; no discussion markup.
+ */
+function nestedThread(replies: string[]): string {
+  const reply = (text: string, i: number, nested = '') =>
+    `<li class="comments_subtree"><input id="fold_${i}" class="comment_folder_button" type="checkbox"><div id="c_${i}" class="comment"><div class="voters"><label for="fold_${i}" class="comment_folder"></label><a class="upvoter" href="/login">${i + 3}</a></div><div class="details"><div class="byline"><a href="/~reader${i}">reader${i}</a> <a href="/c/${i}"><time datetime="2024-08-12 11:00:23">1 year ago</time></a></div><div class="comment_text"><p>${text}</p></div></div></div><ol class="comments">${nested}</ol></li>`;
+  const [first, second, ...rest] = replies;
+  const tree = [reply(first!, 0, reply(second!, 1)), ...rest.map((text, i) => reply(text, i + 2))].join('');
+  return `<html><head><title>The harbour wall of 1820 | Links</title></head><body><header id="nav"><nav class="links"><a href="/active">Active</a> <a href="/recent">Recent</a> <a href="/comments">Comments</a> <a href="/search">Search</a></nav></header><div id="inside"><ol class="stories"><li class="story"><div class="story_liner"><span role="heading" aria-level="1" class="link"><a href="https://history.example/wall">The harbour wall of 1820 and the gale that broke it</a></span> <span class="tags"><a href="/t/history">history</a></span><div class="byline">via <a href="/~op">op</a> <time>1 year ago</time> | <a href="#comments">${replies.length} comments</a></div></div></li></ol><ol class="comments comments1"><li class="comments_subtree" id="story_comments"><ol class="comments">${tree}</ol></li></ol></div><footer><a href="/about">About</a> <a href="/privacy">Privacy</a></footer></body></html>`;
+}
+
+/** One reply of four paragraphs, five times as long as any other (and less than half of all the replies' text). */
+const LONG_REPLY = ARTICLE_PARAGRAPHS.join('</p><p>');
+
+describe('a thread where one reply is much longer than the others', () => {
+  it('keeps every reply, not the long one alone (the container of all the replies is the main text)', () => {
+    const replies = [REPLIES[0]!, REPLIES[1]!, LONG_REPLY, ...REPLIES.slice(2), ...REPLIES.map((reply) => reply.replace('.', ', I think.'))];
+    const html = nestedThread(replies);
+    expect(isThreadPage(bodyOf(html))).toBe(true);
+    const text = mainText(html, 'https://links.example/s/abc/the_harbour_wall');
+    for (const reply of REPLIES) expect(text).toContain(reply);
+    expect(text).toContain(ARTICLE_PARAGRAPHS[2]);
+    // The container holds the discussion, not the site's navigation, nor the controls of the replies.
+    expect(text).not.toContain('Privacy');
+    expect(text).not.toContain('Recent');
+  });
+});
+
 describe('a thread sent inside <noscript> (an app shell outside it)', () => {
   it('is read as the content of the page when it holds more text than the rest of the body', () => {
     const posts = REPLIES.map((text, i) => `<div id="post_${i + 1}" class="topic-body crawler-post"><div class="crawler-post-meta"><span class="creator"><a href="/u/u${i}">reader${i}</a></span> <time class="post-time">June ${i + 1}, 2024</time></div><div class="post"><p>${text}</p></div></div>`).join('');
