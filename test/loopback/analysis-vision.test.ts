@@ -72,7 +72,7 @@ beforeAll(async () => {
   [files, stt, chat] = await Promise.all([startMediaServer(), startSttServer(), startChatServer()]);
   files.serve('/slides.mp4', slideshow, 'video/mp4');
   files.serve('/talk.mp4', media.make('talk.mp4', 12), 'video/mp4');
-  const base = { GLEANER_UPSTREAM_OVERRIDES: `media.example=${files.origin}`, GLEANER_STT_URL: stt.url, GLEANER_ANALYSIS_MAX_FRAMES: String(MAX_FRAMES), GLEANER_MCP_WAIT_SECONDS: '60' };
+  const base = { GLEANER_UPSTREAM_OVERRIDES: `media.example=${files.origin}`, GLEANER_STT_URL: stt.url, GLEANER_ANALYSIS_MAX_FRAMES: String(MAX_FRAMES), GLEANER_MCP_WAIT_SECONDS: '100' };
   withModel = await startTestServer({ env: { ...base, GLEANER_LLM_URL: chat.url, GLEANER_LLM_MODEL: 'vision-model' } });
   withoutModel = await startTestServer({ env: base });
 }, 300_000);
@@ -212,7 +212,7 @@ async function withSamplingClient(key: string, answer: (call: SamplingCall) => s
   }
 }
 
-/** The frames, the model's round trip and the answer take seconds, but over a minute beside other suites on 2 cores: past the client's 60 s default. */
+/** The frames, the model's round trip and the answer take seconds, but over a minute beside other suites on 2 cores: past the client's 60 s default (the server waits 100 s for the job, GLEANER_MCP_WAIT_SECONDS). */
 const SLOW_CALL_MS = 110_000;
 
 type AnalysisJob = { status: string; result: { data: { words: string[]; moments: string[] }; model: string; notes: string[]; frames: { count: number; atSeconds: number[] } } };

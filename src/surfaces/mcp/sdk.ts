@@ -78,6 +78,12 @@ function declaresTasks(capabilities: Record<string, unknown> | undefined): boole
   return isPlainObject(extensions) && TASKS_EXTENSION in extensions;
 }
 
+/**
+ * How long the client's model may take to answer. The SDK's 60 s default is too short: a client may ask its user
+ * to approve the request first, and a model reading video frames on a busy machine takes over a minute.
+ */
+const CLIENT_MODEL_TIMEOUT_MS = 10 * 60_000;
+
 /** The client's own model through 2025-era sampling (sampling/createMessage on the call's stream). */
 function samplingModel(ctx: ServerContext): ChatModel {
   return {
@@ -86,7 +92,7 @@ function samplingModel(ctx: ServerContext): ChatModel {
       const params = samplingParams(request);
       let result;
       try {
-        result = await ctx.mcpReq.requestSampling(params as never);
+        result = await ctx.mcpReq.requestSampling(params as never, { timeout: CLIENT_MODEL_TIMEOUT_MS });
       } catch (error) {
         if (request.images?.length && error instanceof Error && IMAGE_REFUSAL.test(error.message)) throw new ImagesRefused(error.message);
         throw error;
