@@ -33,14 +33,21 @@ export interface RunningServer {
 
 const MCP_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
-/** Slow clients: how long the headers, the body and the whole request may take to arrive. */
+/** Slow clients: how long the headers, the body and the whole request may take to arrive; how long an idle connection stays open. */
 export interface ServerTimeouts {
   headersTimeoutMs: number;
   bodyDeadlineMs: number;
   requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
 }
 
-const DEFAULT_TIMEOUTS: ServerTimeouts = { headersTimeoutMs: 15_000, bodyDeadlineMs: 30_000, requestTimeoutMs: 60_000 };
+/**
+ * Idle connections stay open 65 s, not Node's 5 s. An MCP client answers the server's own requests (sampling) by POST,
+ * often on the connection it used seconds before; when its event loop was busy making the answer (a model, decoding
+ * pictures) past the server's close, the answer met a reset connection and was lost, and the call waited for it
+ * (docs/testing.md, "The sampling stall"). 65 s outlasts such pauses and the 60 s idle timeout of common proxies.
+ */
+const DEFAULT_TIMEOUTS: ServerTimeouts = { headersTimeoutMs: 15_000, bodyDeadlineMs: 30_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 65_000 };
 
 export async function startHttpServer(app: App, options: { host: string; port: number; timeouts?: Partial<ServerTimeouts> }): Promise<RunningServer> {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
@@ -119,6 +126,7 @@ export async function startHttpServer(app: App, options: { host: string; port: n
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket));
   server.headersTimeout = timeouts.headersTimeoutMs;
   server.requestTimeout = timeouts.requestTimeoutMs;
+  server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

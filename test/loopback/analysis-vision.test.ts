@@ -218,9 +218,7 @@ const SLOW_CALL_MS = 110_000;
 type AnalysisJob = { status: string; result: { data: { words: string[]; moments: string[] }; model: string; notes: string[]; frames: { count: number; atSeconds: number[] } } };
 
 describe('video_analysis over MCP with the client model (sampling)', () => {
-  // Known defect, not yet found: beside burners at load 9 this call stalls about one time in three (over 110 s; 13 s
-  // otherwise), so it is tried twice until the stall is explained (docs/testing.md, "Known intermittent stall").
-  it("the frames go to the client's model as images, within the bound; the answer holds what only they show", { retry: 1 }, async () => {
+  it("the frames go to the client's model as images, within the bound; the answer holds what only they show", async () => {
     const key = await withoutModel.createKey('Pro');
     await withSamplingClient(key, (call) => readFrames(call.texts, call.pictures), async (client, calls) => {
       const result = await client.callTool({ name: 'video_analysis', arguments: { url: `${MEDIA}/slides.mp4`, schema } }, undefined, { timeout: SLOW_CALL_MS });

@@ -64,6 +64,36 @@ describe('slow clients (issue 11.9)', () => {
   });
 });
 
+describe('idle connections', () => {
+  it("a connection left idle longer than Node's 5 s default still carries the client's next request", async () => {
+    // The MCP sampling stall (docs/testing.md): a client busy for a few seconds answered on a connection the server
+    // had closed as idle, and its answer was lost. The server now keeps idle connections 65 s (Keep-Alive says so).
+    const { port } = new URL(server.baseUrl);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    await once(socket, 'connect');
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    const replied = (count: number) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if ((received.match(/HTTP\/1\.1 200 /g) ?? []).length >= count) resolve();
+        };
+        socket.on('data', check);
+        socket.once('close', () => reject(new Error(`the server closed the connection; it had sent: ${received.slice(0, 300)}`)));
+        check();
+      });
+    const ask = 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+    socket.write(ask);
+    await replied(1);
+    expect(received.toLowerCase()).toMatch(/keep-alive: timeout=65/);
+    await new Promise((resolve) => setTimeout(resolve, 6_000));
+    socket.write(ask);
+    await replied(2);
+    socket.destroy();
+  });
+});
+
 describe('small ones (issue 11.11)', () => {
   it('a malformed %-escape in a path parameter is a 400 envelope, with or without a key', async () => {
     for (const apiKey of [undefined, key]) {
