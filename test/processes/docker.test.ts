@@ -26,8 +26,15 @@ const PROJECT = `gleaner-test-${process.pid}`;
 
 describe.skipIf(missing !== undefined)('compose.yaml under Docker', () => {
   const env: Record<string, string> = { ...(process.env as Record<string, string>) };
-  const compose = (...args: string[]) =>
-    execFileSync('docker', ['compose', '-p', PROJECT, ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 1_500_000 });
+  const compose = (...args: string[]) => {
+    try {
+      return execFileSync('docker', ['compose', '-p', PROJECT, ...args], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 1_500_000, maxBuffer: 64 * 1024 * 1024 });
+    } catch (error) {
+      // The failing step's own output (a build step's log, a container's complaint), not only compose's last line.
+      const stderr = String((error as { stderr?: string }).stderr ?? '');
+      throw new Error(`docker compose ${args.join(' ')} failed:\n${stderr.slice(-6000)}`);
+    }
+  };
 
   afterAll(() => {
     if (!missing) spawnSync('docker', ['compose', '-p', PROJECT, 'down', '-v', '--remove-orphans'], { env, timeout: 300_000 });
@@ -36,7 +43,7 @@ describe.skipIf(missing !== undefined)('compose.yaml under Docker', () => {
   it('builds the image, starts every service and answers /healthz on both serves', { timeout: 1_800_000 }, async () => {
     env.GLEANER_SERVE_1_PORT = String(await freePort());
     env.GLEANER_SERVE_2_PORT = String(await freePort());
-    compose('build');
+    compose('--progress', 'plain', 'build');
     // --wait: until every service with a health check is healthy (Redis, both serves).
     compose('up', '-d', '--wait', '--wait-timeout', '600');
     const running = compose('ps', '--status', 'running', '--services').trim().split('\n').sort();
