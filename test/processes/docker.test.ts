@@ -44,8 +44,10 @@ describe.skipIf(missing !== undefined)('compose.yaml under Docker', () => {
     env.GLEANER_SERVE_1_PORT = String(await freePort());
     env.GLEANER_SERVE_2_PORT = String(await freePort());
     compose('--progress', 'plain', 'build');
-    // --wait: until every service with a health check is healthy (Redis, both serves).
-    compose('up', '-d', '--wait', '--wait-timeout', '600');
+    // --wait: until Redis and both serves are healthy. The workers are named apart and started after: compose's
+    // --wait fails on a service whose health check is disabled ("has no healthcheck configured", docker/compose#13522).
+    compose('up', '-d', '--wait', '--wait-timeout', '600', 'redis', 'serve-1', 'serve-2');
+    compose('up', '-d', 'worker-1', 'worker-2');
     const running = compose('ps', '--status', 'running', '--services').trim().split('\n').sort();
     expect(running).toEqual(['redis', 'serve-1', 'serve-2', 'worker-1', 'worker-2']);
     for (const port of [env.GLEANER_SERVE_1_PORT, env.GLEANER_SERVE_2_PORT]) {
