@@ -3,9 +3,10 @@
  * `gleaner serve` and two `gleaner worker` come up, both serves answer /healthz (their store, Redis,
  * included), and a key made through one serve is known to the other (one shared store).
  *
- * Where `docker info` fails (no engine: these development machines and CI have the client at most)
- * or `docker compose` is missing, the test is skipped and says why; test/unit/operator-files.test.ts
- * still checks the files themselves.
+ * Where `docker info` fails (CI has no engine) or `docker compose` is missing, the test is skipped and
+ * says why; test/unit/operator-files.test.ts still checks the files themselves. Without Docker Hub:
+ * scripts/docker-local-images.sh and scripts/docker-compose-plugin.sh, then GLEANER_NODE_IMAGE and
+ * GLEANER_REDIS_IMAGE name the local images (docs/docker.md, "Proven under a real engine").
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -15,7 +16,7 @@ function dockerMissing(): string | undefined {
   const info = spawnSync('docker', ['info'], { encoding: 'utf8', timeout: 60_000 });
   if (info.error || info.status !== 0) return `docker info failed (${(info.error?.message ?? info.stderr ?? '').trim().split('\n').at(-1)}): no Docker engine here`;
   const compose = spawnSync('docker', ['compose', 'version'], { encoding: 'utf8', timeout: 60_000 });
-  if (compose.status !== 0) return 'docker compose is not installed';
+  if (compose.status !== 0) return 'docker compose is not installed (scripts/docker-compose-plugin.sh adds it on Debian 12)';
   return undefined;
 }
 

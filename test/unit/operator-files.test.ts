@@ -5,8 +5,8 @@
  * `gleaner serve`, two `gleaner worker` sharing GLEANER_STORE_URL, started in order) and the LICENSE.
  * Every GLEANER_* setting in them is one src/config.ts reads, with a value it accepts.
  *
- * These machines have no Docker engine: test/processes/docker.test.ts builds and starts the files
- * where one answers (`docker info`), and says why it skips where none does.
+ * CI has no Docker engine: test/processes/docker.test.ts builds and starts the files where one and
+ * `docker compose` answer, and says why it skips where they do not.
  */
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
