@@ -12,10 +12,13 @@ WORKDIR /app
 # swagger-ui-dist's analytics package stays quiet (package.json's scarfSettings says so too).
 ENV SCARF_ANALYTICS=false
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# --ignore-scripts: the package's own `prepare` (the build) needs the sources, copied next; no dependency needs
+# an install script (the SQLite store is WebAssembly, Chromium comes from Debian).
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/gleaner.mjs ./scripts/
 COPY src ./src
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+RUN npm run build && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
 FROM ${NODE_IMAGE}
 # ffmpeg and ffprobe, Debian's Chromium, a font for rendered pages, CA certificates for outbound HTTPS,
