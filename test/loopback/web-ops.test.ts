@@ -43,7 +43,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   server = await startTestServer({
-    env: { GLEANER_ALLOW_PRIVATE_URLS: 'true', GLEANER_WEBHOOK_SECRET: WEBHOOK_SECRET, GLEANER_HTTP_TIMEOUT_MS: '1000' },
+    env: { GLEANER_ALLOW_PRIVATE_URLS: 'true', GLEANER_WEBHOOK_SECRET: WEBHOOK_SECRET, GLEANER_HTTP_TIMEOUT_MS: '5000' },
   });
 });
 

@@ -156,7 +156,8 @@ export async function startFixtureSite(options: FixtureSiteOptions): Promise<Fix
     if (p === '/legacy') return send(200, 'text/html', WINDOWS_1252_PAGE);
     if (p === '/file.bin') return send(200, 'application/octet-stream', Buffer.from([0, 1, 2, 3, 0xff, 0xfe, 0, 0, 9, 8]));
     if (p === '/notes.txt') return send(200, 'text/plain; charset=utf-8', 'Plain notes.\nSecond line é.');
-    if (p === '/slow') return later(3_000, () => send(200, 'text/html', '<html><body><p>Finally.</p></body></html>'));
+    // Slow beyond any timeout a test sets (a loaded machine stretches the fast pages toward a short one).
+    if (p === '/slow') return later(30_000, () => send(200, 'text/html', '<html><body><p>Finally.</p></body></html>'));
     if (p === '/fail') return send(500, 'text/html', '<html><body>Internal error</body></html>');
     if (p === '/to-loopback') {
       res.writeHead(302, { location: `http://127.0.0.1:${(server.address() as AddressInfo).port}/secret` });

@@ -223,7 +223,7 @@ export class Renderer implements PageRenderer {
   /** True (and the browser and its prepared context dropped) when `error` came from a browser that is gone. */
   private async forgetDeadBrowser(error: unknown): Promise<boolean> {
     const browser = await this.browser?.catch(() => undefined);
-    const gone = /has been closed|Target closed|browser has disconnected/i.test(String((error as Error)?.message ?? error)) || (browser !== undefined && !browser.isConnected());
+    const gone = closedUnderUs(error) || closedUnderUs((error as Error)?.cause) || (browser !== undefined && !browser.isConnected());
     if (!gone) return false;
     this.browser = undefined;
     const spare = this.spare;
@@ -469,6 +469,10 @@ export class Renderer implements PageRenderer {
         if (isTimeout(error) && page.url() === 'about:blank') {
           throw new GleanerError('UPSTREAM_TIMEOUT', `The browser did not load ${url} within ${timeoutMs} ms (GLEANER_RENDER_TIMEOUT_MS); the page was stopped.`, { cause: error });
         }
+        // The browser died under the navigation (Playwright may say so before its 'disconnected' event): the pool starts another.
+        if (closedUnderUs(error)) {
+          throw new GleanerError('UPSTREAM_UNAVAILABLE', `The rendering browser stopped while loading ${url}; it is started again for the next page.`, { cause: error });
+        }
         if (!isTimeout(error)) {
           throw new GleanerError('UPSTREAM_ERROR', `The browser could not load ${url}: ${String((error as Error).message).split('\n')[0]}`, { cause: error });
         }
@@ -709,6 +713,11 @@ export class RenderSession implements PageRenderer {
       },
     );
   }
+}
+
+/** Playwright's words for a page, context or browser that closed while a call used it. */
+function closedUnderUs(error: unknown): boolean {
+  return /has been closed|Target closed|browser has disconnected/i.test(String((error as Error)?.message ?? ''));
 }
 
 function isTimeout(error: unknown): boolean {
