@@ -26,6 +26,10 @@ const COMMENT_MARKUP = /schema\.org\/(?:Comment|Answer)\b|(?:^|\s)comment(?:\s|$
 /** The comment form and its parts ("respond", "comment-form"): no replies in them. */
 const FORM_NAME = /form|respond/i;
 
+/** A reply marked up as a post of its own: schema.org itemtype Comment or Answer. */
+const POST_MARKUP = /schema\.org\/(?:Comment|Answer)\b/i;
+const isMarkedPost = (element: DomElement) => POST_MARKUP.test(element.getAttribute('itemtype') ?? '');
+
 /** Replies or a box of them: named as comments (not the comment form), or marked up as a comment or an answer. */
 function isReplies(element: DomElement): boolean {
   if (COMMENT_MARKUP.test(`${element.getAttribute('itemtype') ?? ''} ${element.getAttribute('itemprop') ?? ''}`)) return true;
@@ -50,6 +54,10 @@ export interface ThreadSignals {
   bodyChars: number;
   /** An article body declared outside the comment boxes (schema.org articleBody, the hAtom microformat's entry-content). */
   declaredBody: boolean;
+  /** The text of the longest single reply (a reply element holding no other): how long a post of this page can be. */
+  longestReply: number;
+  /** Replies marked up as posts (schema.org itemtype Comment or Answer), not only named so. */
+  markedPosts: number;
 }
 
 
@@ -65,6 +73,58 @@ function outermostOf(elements: DomElement[], body: DomElement): DomElement[] {
     for (let parent = element.parentNode; parent && parent !== body; parent = parent.parentNode) if (set.has(parent)) return false;
     return true;
   });
+}
+
+/** The replies that hold no other reply: each one post, whatever the nesting of the thread. */
+function singleReplies(elements: DomElement[]): DomElement[] {
+  const holders = new Set<DomNode>();
+  for (const element of elements) for (let parent = element.parentNode; parent; parent = parent.parentNode) holders.add(parent);
+  return elements.filter((element) => !holders.has(element));
+}
+
+/** A post that others comment on, by its schema.org type: a question, an answer, a comment (a forum's thread as a whole, DiscussionForumPosting, holds its posts rather than comments on it). */
+const COMMENTED_ITEM = /schema\.org\/(?:Comment|Answer|Question)\b/i;
+
+/**
+ * The thread's own posts: the replies holding no other reply, except comments on another post (a question
+ * and answer site's comments under each answer are not what a reader of the thread reads first).
+ */
+function threadPosts(body: DomElement): DomElement[] {
+  const onPost = (element: DomElement) => {
+    for (let parent = element.parentNode as DomElement | null; parent && parent !== body; parent = parent.parentNode as DomElement | null) {
+      if (parent.nodeType === 1 && COMMENTED_ITEM.test(parent.getAttribute('itemtype') ?? '')) return true;
+    }
+    return false;
+  };
+  return singleReplies(replyElements(body)).filter((element) => !onPost(element));
+}
+
+/** A reply's text is looked for in an article by its longest run of text, when it has one of this length. */
+const SAMPLE_CHARS = 30;
+
+/** Each post's longest run of text (whitespace collapsed) and the post's length: to tell which posts an article kept. */
+export function replySamples(body: DomElement): Array<[sample: string, chars: number]> {
+  const samples: Array<[string, number]> = [];
+  for (const reply of threadPosts(body)) {
+    let sample = '';
+    const stack: DomNode[] = [reply];
+    while (stack.length) {
+      const node = stack.pop()!;
+      if (node.nodeType === 3) {
+        const run = (node.textContent ?? '').replace(/\s+/g, ' ').trim();
+        if (run.length > sample.length) sample = run;
+      } else if (node.nodeType === 1 && !/^(?:SCRIPT|STYLE|TEMPLATE|NOSCRIPT)$/.test(node.nodeName)) for (const child of node.childNodes) stack.push(child);
+    }
+    if (sample.length >= SAMPLE_CHARS) samples.push([sample, collapsed(reply)]);
+  }
+  return samples;
+}
+
+/** The share of the posts' text (by their samples) that an article's text holds. */
+export function repliesKept(samples: Array<[string, number]>, articleText: string): number {
+  const total = samples.reduce((sum, [, chars]) => sum + chars, 0);
+  const kept = samples.reduce((sum, [sample, chars]) => sum + (articleText.includes(sample) ? chars : 0), 0);
+  return total > 0 ? kept / total : 1;
 }
 
 /** Text of the page's outermost reply boxes: what a thread's main text should hold. */
@@ -124,7 +184,7 @@ const collapsed = (node: DomNode) => (node.textContent ?? '').replace(/\s+/g, ' 
 export function threadSignals(body: DomElement): ThreadSignals {
   const named = replyElements(body);
   // Too few to be a discussion: the walk below is spared (most pages).
-  if (named.length < MIN_POSTS) return { posts: named.length, commentChars: 0, proseChars: 0, bodyChars: 0, declaredBody: false };
+  if (named.length < MIN_POSTS) return { posts: named.length, commentChars: 0, proseChars: 0, bodyChars: 0, declaredBody: false, longestReply: 0, markedPosts: 0 };
   const outermost = outermostOf(named, body);
   const boxes = new Set<DomNode>(outermost);
   const inBox = (element: DomElement) => {
@@ -157,19 +217,24 @@ export function threadSignals(body: DomElement): ThreadSignals {
     for (const child of element.childNodes) stack.push([child, inner]);
   }
   const bodyChars = Math.max(0, ...pooled.values());
-  return { posts: named.length, commentChars, proseChars, bodyChars, declaredBody };
+  const longestReply = Math.max(0, ...singleReplies(named).map(collapsed));
+  return { posts: named.length, commentChars, proseChars, bodyChars, declaredBody, longestReply, markedPosts: named.filter(isMarkedPost).length };
 }
 
 /**
  * A page whose content is a discussion, told by its structure when it carries no markup of one: it
  * has a comment section (several reply elements) holding more text than the rest of the page, and no
  * article body outside it: none declared (articleBody, entry-content) and no block of ARTICLE_BODY
- * characters of prose. An article with
- * comments below it has its body outside the comments, however long they are.
+ * characters of prose, or, when the replies are marked up as posts (schema.org Comment or Answer), no
+ * block longer than the longest reply (the opening post of a forum thread outside the replies' list is
+ * a post among posts). An article with comments below it has its body outside the comments, however
+ * long they are, and longer than each of them.
  */
 export function isThreadPage(body: DomElement): boolean {
-  const { posts, commentChars, proseChars, bodyChars, declaredBody } = threadSignals(body);
-  return posts >= MIN_POSTS && commentChars > proseChars && bodyChars < ARTICLE_BODY && !declaredBody;
+  const { posts, commentChars, proseChars, bodyChars, declaredBody, longestReply, markedPosts } = threadSignals(body);
+  // A post among posts: an opening post no longer than one of the replies, when they are marked up as posts.
+  const postSized = markedPosts >= MIN_POSTS && bodyChars < longestReply;
+  return posts >= MIN_POSTS && commentChars > proseChars && (bodyChars < ARTICLE_BODY || postSized) && !declaredBody;
 }
 
 /** A discussion page, by its markup or by its structure: its replies are its content. */

@@ -8,7 +8,7 @@ import type { Metadata } from '../model/content.js';
 import { cleanText, parseDocument, type DomDocument, type DomElement, type DomNode } from './dom.js';
 import { htmlToMarkdown, repairTables, simplifyTables } from './markdown.js';
 import { cleanArticle, CLEANING_CLASS, removeNotArticleBoxes } from './clean-article.js';
-import { isDiscussionPage, repliesLength, threadContainer } from './discussion.js';
+import { isDiscussionPage, repliesKept, repliesLength, replySamples, threadContainer } from './discussion.js';
 import { isNavigationLike, proseLength, removeNavigationBlocks } from './navigation.js';
 import { unwrapContentNoscripts } from './noscript.js';
 import { extractPageMetadata } from './page-metadata.js';
@@ -333,6 +333,7 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
     removeBanners(doc);
     const discussion = isDiscussionPage(html, doc.body);
     const repliesChars = discussion && doc.body ? repliesLength(doc.body) : 0;
+    const samples = discussion && doc.body ? replySamples(doc.body) : [];
     let article = readArticle(doc, classesToPreserve, discussion, false);
     // A widget of headlines chosen over a short post: the page again without navigation-like blocks,
     // and the article with more prose is kept.
@@ -346,9 +347,12 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
       if (retry?.content && cleanText(retry.textContent) && !isNavigationLike(retry.content) && proseLength(retry.content) > proseLength(article.content)) article = retry;
     }
     title = titleFromTagOnly ? tidyTitle(cleanText(article?.title), documentTitle) : cleanText(article?.title);
-    // On a thread Readability may pick one long reply over the tree of them all: when its article holds
-    // less than half of the replies' text, the whole discussion is taken instead.
-    const thread = discussion && repliesChars > 0 && (cleanText(article?.textContent)?.length ?? 0) < repliesChars * THREAD_SHARE ? wholeThread(html, base) : null;
+    // On a thread Readability may pick one long reply over the tree of them all, or keep a page's summary
+    // and drop short posts: when its article holds less than half of the replies' text, or misses more
+    // than a fifth of the thread's posts (by their text), the whole discussion is taken instead.
+    const articleText = cleanText(article?.textContent) ?? '';
+    const lostPosts = samples.length > 0 && repliesKept(samples, articleText) < POSTS_KEPT;
+    const thread = discussion && repliesChars > 0 && (articleText.length < repliesChars * THREAD_SHARE || lostPosts) ? wholeThread(html, base) : null;
     if (thread) main = thread;
     else if (article?.content && cleanText(article.textContent)) main = article.content;
     if (main) {
@@ -395,6 +399,8 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
 
 /** The share of a thread's reply text below which Readability's article is not the thread (one reply out of many). */
 const THREAD_SHARE = 0.5;
+/** The share of a thread's posts (by their text) that Readability's article must hold to be kept as the thread. */
+const POSTS_KEPT = 0.8;
 /** Within a thread taken whole: controls and what is never text (the reply form, vote buttons, folding checkboxes). */
 const NOT_THREAD_TEXT = `${NEVER_CONTENT}, nav, aside, input, button, select, textarea, [hidden], [aria-hidden="true"]`;
 

@@ -145,3 +145,58 @@ describe('a widget of headlines does not win over a short post', () => {
     expect(text).not.toContain(HEADLINES[10]);
   });
 });
+
+/**
+ * A forum thread in the manner of several forum engines: the opening post sits in its own block
+ * before the replies' list, long enough (over 500 characters) to read as an article body, and the
+ * page carries article markup (og:type article); each reply is marked up as a schema.org Comment.
+ */
+function forumThread(opening: string, replies: string[], replyMarkup = ' itemscope itemtype="http://schema.org/Comment"'): string {
+  const posts = replies
+    .map((text, i) => `<li class="board-item"><div class="board-content"${replyMarkup}><div class="board-meta"><a href="/members/u${i}">reader${i}</a> <span>${i + 1} replies</span> <time>June ${i + 2}, 2024</time></div><div class="board-text">${text}</div></div></li>`)
+    .join('');
+  return `<html><head><title>The harbour wall - Island Forum</title><meta property="og:type" content="article"></head><body><header><nav><a href="/">Forum</a> <a href="/new">New posts</a> <a href="/members">Members</a></nav></header><main><article class="thread card"><header class="thread-header"><h1>The harbour wall: was the 1953 repair done right?</h1><div class="thread-author"><a href="/members/op">islander</a> <time>June 1, 2024</time></div></header><div class="thread-content"><div id="main-post" class="thread-post">${opening}</div><section id="comments" class="board"><ul class="board-list">${posts}</ul></section></div></article></main><footer><a href="/terms">Terms</a></footer></body></html>`;
+}
+
+const OPENING_POST = ARTICLE_PARAGRAPHS.map((p) => `<p>${p}</p>`).join('');
+/** A reply longer than the opening post (a post among posts, not an article above its comments). */
+const LONGER_REPLY = `${ARTICLE_PARAGRAPHS.join(' ')} ${REPLIES[0]} ${REPLIES[1]}`;
+
+describe('a forum thread whose opening post sits outside the replies', () => {
+  it('keeps the opening post and every reply when the replies are marked up as posts and the opening post is no longer than one of them', () => {
+    const replies = [...REPLIES, LONGER_REPLY];
+    const html = forumThread(OPENING_POST, replies);
+    expect(isThreadPage(bodyOf(html))).toBe(true);
+    const text = mainText(html, 'https://forum.example/threads/the-harbour-wall.42/');
+    for (const reply of REPLIES) expect(text).toContain(reply);
+    expect(text).toContain(ARTICLE_PARAGRAPHS[0]);
+    expect(text).not.toContain('Members');
+  });
+
+  it('an article longer than each of its comments stays an article, marked up comments or not', () => {
+    const html = forumThread(OPENING_POST, REPLIES);
+    expect(isThreadPage(bodyOf(html))).toBe(false);
+    const text = mainText(html, 'https://news.example/the-harbour-wall');
+    expect(text).toContain(ARTICLE_PARAGRAPHS[3]);
+    for (const reply of REPLIES) expect(text).not.toContain(reply);
+  });
+
+  it('replies named as comments but not marked up as posts do not make the page a thread (a blog post with long comments)', () => {
+    const html = forumThread(OPENING_POST, [...REPLIES, LONGER_REPLY], '');
+    expect(isThreadPage(bodyOf(html))).toBe(false);
+  });
+});
+
+describe('a thread where Readability keeps only some of the replies', () => {
+  it('takes the whole thread when the article holds less than most of the replies, even when it is long', () => {
+    // One reply longer than all the others together: Readability's article is that reply, more than half of the replies' text.
+    const longest = [...ARTICLE_PARAGRAPHS, ...ARTICLE_PARAGRAPHS.map((p) => p.replace('The ', 'Then the '))].join('</p><p>');
+    const replies = [REPLIES[0]!, REPLIES[1]!, longest, ...REPLIES.slice(2)];
+    const html = nestedThread(replies);
+    expect(isThreadPage(bodyOf(html))).toBe(true);
+    const text = mainText(html, 'https://links.example/s/abc/the_harbour_wall');
+    for (const reply of REPLIES) expect(text).toContain(reply);
+    expect(text).toContain(ARTICLE_PARAGRAPHS[1]);
+    expect(text).not.toContain('Privacy');
+  });
+});
