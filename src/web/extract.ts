@@ -354,7 +354,7 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
     const lostPosts = samples.length > 0 && repliesKept(samples, articleText) < POSTS_KEPT;
     const thread = discussion && repliesChars > 0 && (articleText.length < repliesChars * THREAD_SHARE || lostPosts) ? wholeThread(html, base) : null;
     if (thread) main = thread;
-    else if (article?.content && cleanText(article.textContent)) main = article.content;
+    else if (article?.content && articleText) main = article.content;
     if (main) {
       try {
         cleanArticle(main, discussion);
