@@ -77,9 +77,16 @@ export class SqliteStore {
     await this.file.close();
   }
 
-  /** Reads `key`, and `guess` (the key its value is expected to name) in the same transaction. */
-  getPair(key: string, guess?: string): Promise<[string | undefined, string | undefined]> {
-    return this.file.transaction((db) => [this.read(db, key), guess === undefined ? undefined : this.read(db, guess)], { early: true, unsynced: true });
+  /**
+   * Reads `key`, and `guess` (the key its value is expected to name) in the same transaction; the
+   * third value says whether both exist without an expiry (what the key cache may keep).
+   */
+  getPair(key: string, guess?: string): Promise<[string | undefined, string | undefined, boolean]> {
+    return this.file.transaction((db) => {
+      const first = readKeyRow(db, key);
+      const second = guess === undefined ? undefined : readKeyRow(db, guess);
+      return [first?.value, second?.value, first?.expires === null && second?.expires === null];
+    }, { early: true, unsynced: true });
   }
 
   private read(db: Db, key: string): string | undefined {
@@ -103,10 +110,15 @@ export class SqliteStore {
 
 /** A value by key, unless expired. Also used by the read connection of the node engine (sqlite-thread.ts). */
 export function readKey(db: Db, key: string): string | undefined {
+  return readKeyRow(db, key)?.value;
+}
+
+/** A value by key with its expiry (null: none), unless expired. */
+function readKeyRow(db: Db, key: string): { value: string; expires: number | null } | undefined {
   const [row] = db.all('SELECT value, expires FROM kv WHERE key = ?', [key]);
   if (!row) return undefined;
   if (typeof row.expires === 'number' && row.expires <= Date.now()) return undefined;
-  return row.value as string;
+  return { value: row.value as string, expires: typeof row.expires === 'number' ? row.expires : null };
 }
 
 /** An account's usage in `period` (0 for an older one). */

@@ -12,7 +12,8 @@ import { Worker } from 'node:worker_threads';
 import { StoreFileError } from './sqlite.js';
 import { defaultEngine, openDb, type Db, type SqliteEngine } from './sqlite-db.js';
 import { readKey, readReservations, readUsed } from './sqlite-store.js';
-import type { ThreadReply, ThreadRequest } from './sqlite-worker.js';
+import type { ThreadNote, ThreadReply, ThreadRequest } from './sqlite-worker.js';
+import { SqliteKeyCache } from './sqlite-key-cache.js';
 import type { AccountRef, CreditLedger, HeldReservation, ReserveRequest, SettleRequest } from './ledger.js';
 
 /** Remembered records and index targets, by key (only keys that exist get here): a bound all the same. */
@@ -38,6 +39,8 @@ export class SqliteThreadStore {
   private stopped?: StoreFileError;
   /** Index key -> the key its value named last time (the key hash -> its account record). */
   private readonly through = new Map<string, string>();
+  /** wasm engine: key lookups answered here while the file shows no other process's change. */
+  private readonly cache?: SqliteKeyCache;
 
   private constructor(
     private readonly worker: Worker,
@@ -46,7 +49,8 @@ export class SqliteThreadStore {
     private readonly reader: Db | undefined,
   ) {
     this.ledger = new ThreadLedger(this, reader);
-    worker.on('message', (reply: ThreadReply) => this.answer(reply));
+    if (engine === 'wasm') this.cache = new SqliteKeyCache(location);
+    worker.on('message', (message: ThreadReply | ThreadNote) => ('note' in message ? this.cache?.note(message.note) : this.answer(message)));
     const stop = (why: string) => {
       this.stopped ??= new StoreFileError(location, `its thread stopped (${why})`);
       for (const { reject } of this.pending.values()) reject(this.stopped);
@@ -122,6 +126,7 @@ export class SqliteThreadStore {
   }
 
   set(key: string, value: string, ttlMs?: number): Promise<void> {
+    this.cache?.wrote(key);
     return this.call('set', [key, value, ttlMs]);
   }
 
@@ -133,30 +138,44 @@ export class SqliteThreadStore {
         return first === undefined ? undefined : readKey(db, next(first));
       });
     }
+    const cached = this.cache?.lookup(key);
+    if (cached) return cached.second;
     // One message when the index still names the key it named last time, as it nearly always does.
     let guess = this.through.get(key);
     for (let attempt = 0; attempt < 3; attempt++) {
-      const [first, second] = await this.call<[string | undefined, string | undefined]>('getPair', [key, guess]);
+      const fill = this.cache?.startFill(guess === undefined ? [key] : [key, guess]);
+      let pair: [string | undefined, string | undefined, boolean];
+      try {
+        pair = await this.call<[string | undefined, string | undefined, boolean]>('getPair', [key, guess]);
+      } catch (error) {
+        if (fill) this.cache!.dropFill(fill);
+        throw error;
+      }
+      const [first, second, lasting] = pair;
+      const target = first === undefined ? undefined : next(first);
+      if (fill) this.cache!.finishFill(fill, key, first !== undefined && second !== undefined && lasting && target !== undefined && target === guess ? { first, target, second } : undefined);
       if (first === undefined) return undefined;
-      const target = next(first);
       if (target === guess) return second;
-      remember(this.through, key, target);
+      remember(this.through, key, target!);
       guess = target;
     }
     throw new StoreFileError(this.location, `the index ${key} kept changing`);
   }
 
   delete(key: string): Promise<void> {
+    this.cache?.wrote(key);
     return this.call('delete', [key]);
   }
 
   /** Deletes the expired keys under `prefix` (screenshots), on the store's thread. */
   sweepExpired(prefix: string): Promise<void> {
+    // Expiring keys are never cached (getPair says which are lasting).
     return this.call('sweepExpired', [prefix]);
   }
 
   /** Writes `next` only if the key still holds `expected` (compare-and-swap); false when it changed. */
   compareAndSet(key: string, expected: string | undefined, next: string | undefined): Promise<boolean> {
+    this.cache?.wrote(key);
     return this.call('compareAndSet', [key, expected, next]);
   }
 
@@ -165,6 +184,7 @@ export class SqliteThreadStore {
     this.stopped ??= new StoreFileError(this.location, 'the store is closed');
     await this.worker.terminate();
     this.reader?.close();
+    this.cache?.close();
   }
 
   private answer(reply: ThreadReply): void {

@@ -11,7 +11,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { SqliteStore } from './sqlite-store.js';
-import { StoreFileError } from './sqlite.js';
+import { StoreFileError, type CommitNote } from './sqlite.js';
 import type { SqliteEngine } from './sqlite-db.js';
 import type { AccountRef } from './ledger.js';
 
@@ -26,6 +26,9 @@ export interface ThreadRequest {
 export type ThreadError = { kind: 'file'; file: string; detail: string } | { kind: 'stale'; record?: string } | { kind: 'other'; message: string };
 
 export type ThreadReply = { id: number; value?: unknown; error?: ThreadError };
+
+/** Not an answer: a transaction's change counter, for the event loop's key cache (wasm engine). */
+export type ThreadNote = { note: CommitNote };
 
 class StaleRecord extends Error {
   constructor(readonly record: string) {
@@ -62,6 +65,9 @@ async function main(): Promise<void> {
     port.postMessage({ id: 0, error: describe(error) } satisfies ThreadReply);
     return;
   }
+  // The wasm engine's reads wait for this thread; the event loop answers key lookups from a cache
+  // checked against the file's change counter, and learns here which changes of it are this thread's.
+  if (store.file.engine === 'wasm') store.file.watchCommits((note) => port.postMessage({ note } satisfies ThreadNote));
   port.postMessage({ id: 0, value: store.file.engine } satisfies ThreadReply);
   const ledger = store.ledger;
   const methods: Record<string, (args: unknown[], hint: ThreadRequest['hint']) => Promise<unknown>> = {
