@@ -56,6 +56,12 @@ export class SqliteKeyCache {
     return counter === this.known || counter === this.next ? entry : undefined;
   }
 
+  /** The value of a key some cached pair names (an account record), if the cache can answer now. */
+  current(target: string): string | undefined {
+    for (const index of this.byTarget.get(target) ?? []) return this.lookup(index)?.second;
+    return undefined;
+  }
+
   /** A transaction of the store's thread (see CommitNote). */
   note(note: CommitNote): void {
     if ('failed' in note) {

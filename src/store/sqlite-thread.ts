@@ -14,6 +14,8 @@ import { defaultEngine, openDb, type Db, type SqliteEngine } from './sqlite-db.j
 import { readKey, readReservations, readUsed } from './sqlite-store.js';
 import type { ThreadNote, ThreadReply, ThreadRequest } from './sqlite-worker.js';
 import { SqliteKeyCache } from './sqlite-key-cache.js';
+import { LeasedCredits } from './sqlite-leases.js';
+import type { ClaimResult } from './sqlite-store.js';
 import type { AccountRef, CreditLedger, HeldReservation, ReserveRequest, SettleRequest } from './ledger.js';
 
 /** Remembered records and index targets, by key (only keys that exist get here): a bound all the same. */
@@ -48,8 +50,8 @@ export class SqliteThreadStore {
     readonly engine: SqliteEngine,
     private readonly reader: Db | undefined,
   ) {
-    this.ledger = new ThreadLedger(this, reader);
     if (engine === 'wasm') this.cache = new SqliteKeyCache(location);
+    this.ledger = new ThreadLedger(this, reader, this.cache);
     worker.on('message', (message: ThreadReply | ThreadNote) => ('note' in message ? this.cache?.note(message.note) : this.answer(message)));
     const stop = (why: string) => {
       this.stopped ??= new StoreFileError(location, `its thread stopped (${why})`);
@@ -180,6 +182,7 @@ export class SqliteThreadStore {
   }
 
   async close(): Promise<void> {
+    if (!this.stopped) await (this.ledger as ThreadLedger).close().catch(() => undefined);
     if (!this.stopped) await this.call('close', []).catch(() => undefined);
     this.stopped ??= new StoreFileError(this.location, 'the store is closed');
     await this.worker.terminate();
@@ -204,21 +207,49 @@ class ThreadLedger implements CreditLedger {
   /** The account record each account's last step saw, for the allowance sent with the next. */
   private readonly records = new Map<string, string>();
 
+  /** wasm engine: reservations answered from this process's block of credits (sqlite-leases.ts). */
+  private readonly leases?: LeasedCredits;
+
   constructor(
     private readonly store: SqliteThreadStore,
     private readonly reader: Db | undefined,
-  ) {}
+    cache: SqliteKeyCache | undefined,
+  ) {
+    if (cache) {
+      this.leases = new LeasedCredits(
+        store.location,
+        (method, args) => store.call(method, args),
+        (request) => this.withAllowance<ClaimResult>('claim', request),
+        (recordKey) => cache.current(recordKey),
+      );
+    }
+  }
 
-  reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number; record?: string }> {
+  async reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number; record?: string }> {
+    if (!this.leases) return this.withAllowance('reserve', request);
+    // Credits added to a call whose first ones came from a block: they all go to a row of their own.
+    if (this.leases.holds(request.reservationId)) await this.leases.materialize(request.reservationId);
+    else return this.leases.reserve(request);
     return this.withAllowance('reserve', request);
   }
 
-  settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string }> {
+  async settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string }> {
+    if (this.leases?.holds(request.reservationId)) {
+      const released = request.actual === 0 ? this.leases.release(request.reservationId) : undefined;
+      if (released) return { charged: 0, used: released.used, found: true, record: released.record };
+      await this.leases.materialize(request.reservationId);
+    }
     return this.withAllowance('settle', request);
   }
 
   keep(reservationId: string): Promise<void> {
+    if (this.leases?.holds(reservationId)) return this.leases.keep(reservationId);
     return this.store.call('keep', [reservationId]);
+  }
+
+  /** Gives this process's blocks of credits back before the store closes. */
+  async close(): Promise<void> {
+    await this.leases?.close();
   }
 
   usage(ref: { account: string; recordKey: string }, period: string): Promise<{ used: number; record?: string }> {
@@ -233,7 +264,8 @@ class ThreadLedger implements CreditLedger {
     return this.store.call('reservations', []);
   }
 
-  adopt(reservationId: string, owner: string): Promise<boolean> {
+  async adopt(reservationId: string, owner: string): Promise<boolean> {
+    if (this.leases?.holds(reservationId)) await this.leases.materialize(reservationId);
     return this.store.call('adopt', [reservationId, owner]);
   }
 

@@ -10,7 +10,7 @@
  * caller computes again and retries, so a charge always sees the plan as it is now.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { SqliteStore } from './sqlite-store.js';
+import { SqliteStore, type ClaimRequest } from './sqlite-store.js';
 import { StoreFileError, type CommitNote } from './sqlite.js';
 import type { SqliteEngine } from './sqlite-db.js';
 import type { AccountRef } from './ledger.js';
@@ -80,6 +80,10 @@ async function main(): Promise<void> {
     reserve: ([request], hint) => ledger.reserve(withAllowance(request as PlainRef<Parameters<typeof ledger.reserve>[0]>, hint)),
     settle: ([request], hint) => ledger.settle(withAllowance(request as PlainRef<Parameters<typeof ledger.settle>[0]>, hint)),
     keep: ([id]) => ledger.keep(id as string),
+    claim: ([request], hint) => ledger.claim(withAllowance(request as PlainRef<ClaimRequest>, hint)),
+    keepLeased: ([leaseId, amount]) => ledger.keepLeased(leaseId as string, amount as number),
+    materialize: ([leaseId, id, amount]) => ledger.materialize(leaseId as string, id as string, amount as number),
+    returnLeased: ([leaseId, amount]) => ledger.returnLeased(leaseId as string, amount as number),
     usage: ([ref, period]) => ledger.usage(ref as { account: string; recordKey: string }, period as string),
     reservations: () => ledger.reservations(),
     adopt: ([id, owner]) => ledger.adopt(id as string, owner as string),
