@@ -54,6 +54,8 @@ export class LeasedCredits {
   /** One claim on its way per account: a burst waits for it instead of claiming 32 blocks. */
   private readonly claiming = new Map<string, Promise<unknown>>();
   private nextLease = 1;
+  /** Accounts whose last claim got no block (near the end of the balance), until when. */
+  private readonly plainUntil = new Map<string, number>();
 
   constructor(
     private readonly file: string,
@@ -66,6 +68,11 @@ export class LeasedCredits {
 
   /** A reservation of `request.amount`, from this process's block where it can, else claimed with one. */
   async reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number; record?: string }> {
+    // Near the end of the balance no block is granted: reservations go to the thread side by side, as before.
+    const plain = this.plainUntil.get(request.account);
+    if (plain !== undefined && plain > Date.now() && !this.blocks.has(request.account)) {
+      return this.claimOnThread({ ...request, leaseId: '', extra: 0 });
+    }
     for (;;) {
       const local = this.take(request);
       if (local) return local;
@@ -86,7 +93,12 @@ export class LeasedCredits {
     } finally {
       if (this.claiming.get(request.account) === claim) this.claiming.delete(request.account);
     }
-    if (!result.ok || result.leased === 0 || result.record === undefined) return result;
+    if (!result.ok || result.leased === 0 || result.record === undefined) {
+      if (this.plainUntil.size >= 10_000) this.plainUntil.clear();
+      this.plainUntil.set(request.account, Date.now() + IDLE_MS);
+      return result;
+    }
+    this.plainUntil.delete(request.account);
     let target = this.blocks.get(request.account);
     if (!target || target.leaseId !== leaseId) {
       if (target) this.giveBack(target);

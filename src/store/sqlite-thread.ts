@@ -247,6 +247,10 @@ class ThreadLedger implements CreditLedger {
     return this.store.call('keep', [reservationId]);
   }
 
+  async pin(reservationId: string): Promise<void> {
+    if (this.leases?.holds(reservationId)) await this.leases.materialize(reservationId);
+  }
+
   /** Gives this process's blocks of credits back before the store closes. */
   async close(): Promise<void> {
     await this.leases?.close();
