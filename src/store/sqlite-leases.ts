@@ -68,11 +68,6 @@ export class LeasedCredits {
 
   /** A reservation of `request.amount`, from this process's block where it can, else claimed with one. */
   async reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number; record?: string }> {
-    // Near the end of the balance no block is granted: reservations go to the thread side by side, as before.
-    const plain = this.plainUntil.get(request.account);
-    if (plain !== undefined && plain > Date.now() && !this.blocks.has(request.account)) {
-      return this.claimOnThread({ ...request, leaseId: '', extra: 0 });
-    }
     for (;;) {
       const local = this.take(request);
       if (local) return local;
@@ -80,9 +75,15 @@ export class LeasedCredits {
       if (!pending) break;
       await pending.catch(() => undefined);
     }
+    // Reservations go to the thread side by side, as before, near the end of the balance (no block is
+    // granted there), and while the key cache cannot tell the account record (another process keeps
+    // changing the file): a block could not be used then, and claims one at a time would queue calls.
+    const current = this.current(request.recordKey);
+    const plain = this.plainUntil.get(request.account);
+    if (current === undefined || (plain !== undefined && plain > Date.now())) return this.claimOnThread({ ...request, leaseId: '', extra: 0 });
     const block = this.blocks.get(request.account);
     // A block claimed under another record (a plan changed) goes back; the claim below checks the file.
-    if (block && block.period === request.period && this.current(request.recordKey) !== undefined && this.current(request.recordKey) !== block.record) this.giveBack(block);
+    if (block && block.period === request.period && current !== block.record) this.giveBack(block);
     const reuse = this.blocks.get(request.account);
     const leaseId = reuse && reuse.period === request.period ? reuse.leaseId : `lease:${request.owner}:${request.account}:${this.nextLease++}`;
     const claim = this.claimOnThread({ ...request, leaseId, extra: LEASE_BLOCK });
