@@ -16,6 +16,7 @@
  * another process, empties the cache; the lookup then goes to the thread as before.
  */
 import fs from 'node:fs';
+import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
 import { changeCounter, type CommitNote } from './sqlite.js';
 
 /** Only keys that exist are cached, a bound all the same. */
@@ -42,17 +43,36 @@ export class SqliteKeyCache {
   /** The counter when the thread's last transaction took the lock, and what its COMMIT leaves. */
   private known?: number;
   private next?: number;
+  /** The counter at the last change this cache did not make (it was emptied then): older reads are not kept. */
+  private validSince?: number;
   private readonly fd: number;
 
-  constructor(file: string) {
+  /**
+   * `notes`: the thread's CommitNotes, on a channel of their own. They are taken as they come, and
+   * also synchronously (receiveMessageOnPort) before a lookup finds the counter moved and before a
+   * read's answer is cached: a note posted before its COMMIT is then never seen after that COMMIT's
+   * counter, nor after the answers of its batch (posted after it), however busy this thread is.
+   */
+  constructor(
+    file: string,
+    private readonly notes: MessagePort,
+  ) {
     this.fd = fs.openSync(file, 'r');
+    notes.on('message', (note: CommitNote) => this.note(note));
+    notes.unref();
+  }
+
+  private drain(): void {
+    for (let received = receiveMessageOnPort(this.notes); received; received = receiveMessageOnPort(this.notes)) this.note(received.message as CommitNote);
   }
 
   /** The cached pair of `key`, if nothing but this thread's own commits changed the file since it was read. */
   lookup(key: string): CachedPair | undefined {
+    if (!this.entries.has(key)) return undefined;
+    const counter = changeCounter(this.fd);
+    if (counter !== this.known && counter !== this.next) this.drain();
     const entry = this.entries.get(key);
     if (!entry || this.known === undefined) return undefined;
-    const counter = changeCounter(this.fd);
     return counter === this.known || counter === this.next ? entry : undefined;
   }
 
@@ -66,11 +86,14 @@ export class SqliteKeyCache {
   note(note: CommitNote): void {
     if ('failed' in note) {
       this.clear();
-      this.known = this.next = undefined;
+      this.known = this.next = this.validSince = undefined;
       return;
     }
     // Moved since the last transaction by something other than that transaction: another process.
-    if (note.before !== this.known && note.before !== this.next) this.clear();
+    if (note.before !== this.known && note.before !== this.next) {
+      this.clear();
+      this.validSince = note.before;
+    }
     this.known = note.before;
     this.next = note.after;
   }
@@ -82,9 +105,11 @@ export class SqliteKeyCache {
     return fill;
   }
 
-  finishFill(fill: Fill, key: string, pair: CachedPair | undefined): void {
+  /** `readAt`: the change counter the read's transaction found; a read from before the last foreign change is not kept. */
+  finishFill(fill: Fill, key: string, pair: CachedPair | undefined, readAt: number | undefined): void {
     this.fills.delete(fill);
-    if (!pair || fill.spoiled || this.known === undefined) return;
+    this.drain();
+    if (!pair || fill.spoiled || this.known === undefined || readAt === undefined || this.validSince === undefined || readAt < this.validSince) return;
     if (this.entries.size >= CACHE_MAX) this.clear();
     this.forget(key);
     this.entries.set(key, pair);
@@ -119,6 +144,7 @@ export class SqliteKeyCache {
   }
 
   close(): void {
+    this.notes.close();
     fs.closeSync(this.fd);
   }
 }

@@ -79,13 +79,14 @@ export class SqliteStore {
 
   /**
    * Reads `key`, and `guess` (the key its value is expected to name) in the same transaction; the
-   * third value says whether both exist without an expiry (what the key cache may keep).
+   * third value says whether both exist without an expiry (what the key cache may keep), the fourth
+   * the file's change counter they were read at (wasm engine).
    */
-  getPair(key: string, guess?: string): Promise<[string | undefined, string | undefined, boolean]> {
+  getPair(key: string, guess?: string): Promise<[string | undefined, string | undefined, boolean, number | undefined]> {
     return this.file.transaction((db) => {
       const first = readKeyRow(db, key);
       const second = guess === undefined ? undefined : readKeyRow(db, guess);
-      return [first?.value, second?.value, first?.expires === null && second?.expires === null];
+      return [first?.value, second?.value, first?.expires === null && second?.expires === null, this.file.counterAtBegin];
     }, { early: true, unsynced: true });
   }
 

@@ -8,11 +8,11 @@
  * read never waits for a writer (WAL readers see the last commit). On the wasm engine the file's lock
  * is taken by readers too, so reads go to the store's thread, between its commits.
  */
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { StoreFileError } from './sqlite.js';
 import { defaultEngine, openDb, type Db, type SqliteEngine } from './sqlite-db.js';
 import { readKey, readReservations, readUsed } from './sqlite-store.js';
-import type { ThreadNote, ThreadReply, ThreadRequest } from './sqlite-worker.js';
+import type { ThreadReply, ThreadRequest } from './sqlite-worker.js';
 import { SqliteKeyCache } from './sqlite-key-cache.js';
 import { LeasedCredits } from './sqlite-leases.js';
 import type { ClaimResult } from './sqlite-store.js';
@@ -49,10 +49,12 @@ export class SqliteThreadStore {
     readonly location: string,
     readonly engine: SqliteEngine,
     private readonly reader: Db | undefined,
+    notes: MessagePort,
   ) {
-    if (engine === 'wasm') this.cache = new SqliteKeyCache(location);
+    if (engine === 'wasm') this.cache = new SqliteKeyCache(location, notes);
+    else notes.close();
     this.ledger = new ThreadLedger(this, reader, this.cache);
-    worker.on('message', (message: ThreadReply | ThreadNote) => ('note' in message ? this.cache?.note(message.note) : this.answer(message)));
+    worker.on('message', (reply: ThreadReply) => this.answer(reply));
     const stop = (why: string) => {
       this.stopped ??= new StoreFileError(location, `its thread stopped (${why})`);
       for (const { reject } of this.pending.values()) reject(this.stopped);
@@ -67,18 +69,23 @@ export class SqliteThreadStore {
   static async open(file: string, engine: SqliteEngine = defaultEngine()): Promise<SqliteThreadStore> {
     const fromSources = import.meta.url.endsWith('.ts');
     const script = new URL(fromSources ? './sqlite-worker.ts' : './sqlite-worker.js', import.meta.url);
+    // The thread's commit notes (wasm engine) come on a channel of their own, which the key cache can
+    // read synchronously (sqlite-key-cache.ts).
+    const notes = new MessageChannel();
     // From the TypeScript sources (tsx, vitest) the thread loads tsx first, then imports the .ts file.
     const worker = fromSources
       ? new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script.href)}); })`, {
           eval: true,
-          workerData: { file, engine },
+          workerData: { file, engine, notes: notes.port1 },
+          transferList: [notes.port1],
         })
-      : new Worker(script, { workerData: { file, engine }, execArgv: [] });
+      : new Worker(script, { workerData: { file, engine, notes: notes.port1 }, transferList: [notes.port1], execArgv: [] });
     const ready = await new Promise<ThreadReply>((resolve) => {
       worker.once('message', resolve);
       worker.once('error', (error) => resolve({ id: 0, error: { kind: 'file', file, detail: error.message } }));
     });
     if (ready.error) {
+      notes.port2.close();
       await worker.terminate();
       throw ready.error.kind === 'file' ? new StoreFileError(file, ready.error.detail) : new StoreFileError(file, ready.error.kind === 'other' ? ready.error.message : 'it could not be opened');
     }
@@ -92,7 +99,7 @@ export class SqliteThreadStore {
         throw new StoreFileError(file, (error as Error).message);
       }
     }
-    return new SqliteThreadStore(worker, file, engine, reader);
+    return new SqliteThreadStore(worker, file, engine, reader, notes.port2);
   }
 
   /** Sends one step to the store's thread; settles when its commit is on the disk. */
@@ -146,16 +153,16 @@ export class SqliteThreadStore {
     let guess = this.through.get(key);
     for (let attempt = 0; attempt < 3; attempt++) {
       const fill = this.cache?.startFill(guess === undefined ? [key] : [key, guess]);
-      let pair: [string | undefined, string | undefined, boolean];
+      let pair: [string | undefined, string | undefined, boolean, number | undefined];
       try {
-        pair = await this.call<[string | undefined, string | undefined, boolean]>('getPair', [key, guess]);
+        pair = await this.call<typeof pair>('getPair', [key, guess]);
       } catch (error) {
         if (fill) this.cache!.dropFill(fill);
         throw error;
       }
-      const [first, second, lasting] = pair;
+      const [first, second, lasting, readAt] = pair;
       const target = first === undefined ? undefined : next(first);
-      if (fill) this.cache!.finishFill(fill, key, first !== undefined && second !== undefined && lasting && target !== undefined && target === guess ? { first, target, second } : undefined);
+      if (fill) this.cache!.finishFill(fill, key, first !== undefined && second !== undefined && lasting && target !== undefined && target === guess ? { first, target, second } : undefined, readAt);
       if (first === undefined) return undefined;
       if (target === guess) return second;
       remember(this.through, key, target!);

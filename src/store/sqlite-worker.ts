@@ -9,9 +9,9 @@
  * the file is not that one (a plan changed), the step is undone and the record is sent back: the
  * caller computes again and retries, so a charge always sees the plan as it is now.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { SqliteStore, type ClaimRequest } from './sqlite-store.js';
-import { StoreFileError, type CommitNote } from './sqlite.js';
+import { StoreFileError } from './sqlite.js';
 import type { SqliteEngine } from './sqlite-db.js';
 import type { AccountRef } from './ledger.js';
 
@@ -26,9 +26,6 @@ export interface ThreadRequest {
 export type ThreadError = { kind: 'file'; file: string; detail: string } | { kind: 'stale'; record?: string } | { kind: 'other'; message: string };
 
 export type ThreadReply = { id: number; value?: unknown; error?: ThreadError };
-
-/** Not an answer: a transaction's change counter, for the event loop's key cache (wasm engine). */
-export type ThreadNote = { note: CommitNote };
 
 class StaleRecord extends Error {
   constructor(readonly record: string) {
@@ -57,7 +54,7 @@ function describe(error: unknown): ThreadError {
 
 async function main(): Promise<void> {
   const port = parentPort!;
-  const { file, engine } = workerData as { file: string; engine: SqliteEngine };
+  const { file, engine, notes } = workerData as { file: string; engine: SqliteEngine; notes: MessagePort };
   let store: SqliteStore;
   try {
     store = await SqliteStore.open(file, engine);
@@ -67,7 +64,8 @@ async function main(): Promise<void> {
   }
   // The wasm engine's reads wait for this thread; the event loop answers key lookups from a cache
   // checked against the file's change counter, and learns here which changes of it are this thread's.
-  if (store.file.engine === 'wasm') store.file.watchCommits((note) => port.postMessage({ note } satisfies ThreadNote));
+  if (store.file.engine === 'wasm') store.file.watchCommits((note) => notes.postMessage(note));
+  else notes.close();
   port.postMessage({ id: 0, value: store.file.engine } satisfies ThreadReply);
   const ledger = store.ledger;
   const methods: Record<string, (args: unknown[], hint: ThreadRequest['hint']) => Promise<unknown>> = {

@@ -81,6 +81,8 @@ export class SqliteFile {
   private synchronous: Synchronous = 'FULL';
   private flushing = false;
   private closed = false;
+  /** wasm engine, while a batch runs: the change counter its transaction found (watchCommits). */
+  counterAtBegin?: number;
   /** wasm engine: told of each transaction's change counter (watchCommits). */
   private watcher?: { fd: number; note: (note: CommitNote) => void };
 
@@ -227,6 +229,7 @@ export class SqliteFile {
     // The lock is ours from BEGIN IMMEDIATE to the end of COMMIT: no other process changes the counter meanwhile.
     const watcher = this.watcher;
     const before = watcher ? changeCounter(watcher.fd) : undefined;
+    this.counterAtBegin = before;
     const changesBefore = watcher ? totalChanges(this.db) : 0;
     const outcomes = batch.map((item) => this.runOne(item));
     let announced: CommitNote | undefined;
