@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openStore, type Store } from '../../src/store/store.js';
-import { SqliteThreadStore } from '../../src/store/sqlite-thread.js';
+import { countThreadSteps } from '../support/thread-steps.js';
 import { Accounts } from '../../src/accounts/accounts.js';
 
 const opened: Store[] = [];
@@ -26,17 +26,6 @@ async function open(dataDir: string): Promise<Store> {
 }
 
 const dataDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-key-cache-'));
-
-/** The steps this process sends to its store's thread, by method. */
-function countThreadSteps(): Map<string, number> {
-  const counts = new Map<string, number>();
-  const call = SqliteThreadStore.prototype.call;
-  vi.spyOn(SqliteThreadStore.prototype, 'call').mockImplementation(function (this: SqliteThreadStore, method: string, ...rest: unknown[]) {
-    counts.set(method, (counts.get(method) ?? 0) + 1);
-    return (call as (...args: unknown[]) => Promise<unknown>).call(this, method, ...rest);
-  });
-  return counts;
-}
 
 describe('the wasm engine answers key lookups from a cache checked against the file', { timeout: 120_000 }, () => {
   it('a repeated lookup, with this store committing charges in between, does not wait for the store’s thread', async () => {

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openStore, type Store } from '../../src/store/store.js';
-import { SqliteThreadStore } from '../../src/store/sqlite-thread.js';
+import { countThreadSteps } from '../support/thread-steps.js';
 import { openDb } from '../../src/store/sqlite-db.js';
 import { Accounts } from '../../src/accounts/accounts.js';
 
@@ -40,15 +40,6 @@ async function serving(store: Store): Promise<Accounts> {
 
 const dataDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-leases-'));
 
-function countThreadSteps(): Map<string, number> {
-  const counts = new Map<string, number>();
-  const call = SqliteThreadStore.prototype.call;
-  vi.spyOn(SqliteThreadStore.prototype, 'call').mockImplementation(function (this: SqliteThreadStore, method: string, ...rest: unknown[]) {
-    counts.set(method, (counts.get(method) ?? 0) + 1);
-    return (call as (...args: unknown[]) => Promise<unknown>).call(this, method, ...rest);
-  });
-  return counts;
-}
 
 /** What the file itself says, read on a connection of its own. */
 function inFile(dir: string, account: string): { used: number; rows: number } {
