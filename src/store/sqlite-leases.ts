@@ -27,6 +27,11 @@ import type { ReserveRequest } from './ledger.js';
 export const LEASE_BLOCK = 64;
 /** A block unused this long goes back to the balance. */
 const IDLE_MS = 1_000;
+/**
+ * When a block has fewer credits than this left, the next one is claimed in the background, so a
+ * burst's reservations never wait for a claim (each waited for the commit in flight on the thread).
+ */
+const TOP_UP_BELOW = LEASE_BLOCK / 2;
 
 interface Block {
   leaseId: string;
@@ -158,6 +163,7 @@ export class LeasedCredits {
 
   /** Gives every block back (the store closes). */
   async close(): Promise<void> {
+    await Promise.all([...this.claiming.values()].map((claim) => claim.catch(() => undefined)));
     await Promise.all([...this.blocks.values()].map((block) => this.giveBack(block)));
   }
 
@@ -169,7 +175,29 @@ export class LeasedCredits {
     block.used += request.amount;
     this.taken.set(request.reservationId, { leaseId: block.leaseId, amount: request.amount });
     this.touch(block);
+    if (block.available < TOP_UP_BELOW) this.topUp(block, request);
     return { ok: true, used: block.used, record: block.record };
+  }
+
+  /** Claims more credits into a block that runs low, while its calls go on taking what is left. */
+  private topUp(block: Block, request: ReserveRequest): void {
+    if (this.claiming.has(block.account)) return;
+    const claim = this.claimOnThread({ ...request, amount: 0, reservationId: `${block.leaseId}:top-up`, leaseId: block.leaseId, extra: LEASE_BLOCK });
+    this.claiming.set(block.account, claim);
+    claim.then(
+      (result) => {
+        if (!result.ok || result.leased === 0) return;
+        // Given back meanwhile (idle, a plan changed, the store closing): these credits go back too.
+        if (this.blocks.get(block.account) !== block || result.record !== block.record) {
+          void this.call<void>('returnLeased', [block.leaseId, result.leased]).catch(() => undefined);
+          return;
+        }
+        block.available += result.leased;
+      },
+      () => undefined,
+    ).finally(() => {
+      if (this.claiming.get(block.account) === claim) this.claiming.delete(block.account);
+    });
   }
 
   private touch(block: Block): void {

@@ -250,6 +250,8 @@ export class SqliteLedger implements CreditLedger {
       const leased = left >= LEASE_FROM_REMAINING ? Math.min(request.extra, Math.floor(left / LEASE_SHARE)) : 0;
       const id = leased > 0 ? request.leaseId : request.reservationId;
       const amount = request.amount + leased;
+      // A top-up (no call's credits, only a block's) that gets no block writes nothing.
+      if (amount === 0) return { ok: true, used: this.shown(db, request.account, used), record, leased: 0 };
       this.setUsed(db, request.account, request.period, used + amount);
       this.sql.run(
         db,

@@ -76,6 +76,26 @@ describe('the wasm engine answers 1-credit reservations from a block of credits 
     expect((await accounts.balance(account)).used).toBe(200);
   });
 
+  it('a block running low is topped up in the background: in 300 charges one after another, no reservation but the first waits for the thread', async () => {
+    const store = await open(dataDir());
+    const accounts = await serving(store);
+    const { account, apiKey } = await accounts.create({ plan: 'Apex' });
+    await accounts.authenticate(apiKey);
+    const steps = countThreadSteps();
+    let waited = 0;
+    for (let i = 0; i < 300; i++) {
+      // A reservation answered from the block settles before the next turn of the event loop; one
+      // that waits for a claim needs the thread's reply, which only a later turn can bring.
+      const reserving = accounts.reserve(account.id, 1);
+      const first = await Promise.race([reserving.then(() => 'block'), new Promise<string>((resolve) => setImmediate(() => resolve('thread')))]);
+      if (first === 'thread') waited++;
+      await accounts.keep((await reserving).reservation);
+    }
+    expect(waited).toBe(1);
+    expect(steps.get('claim')).toBeGreaterThanOrEqual(300 / 64);
+    expect((await accounts.balance(account)).used).toBe(300);
+  });
+
   it('two stores on one file, 1,800 concurrent 1-credit calls on 1,200 credits: never more than 1,200 charged, and none left claimed after close', async () => {
     const dir = dataDir();
     const sides = [await serving(await open(dir)), await serving(await open(dir))];
