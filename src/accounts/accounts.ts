@@ -252,6 +252,16 @@ export class Accounts {
     return this.store.guard(() => this.store.ledger.adopt(reservation.id, this.owner));
   }
 
+  /**
+   * Gives a reservation a row of its own in the ledger before it leaves this process (a job record
+   * carries it, and another process may settle, release or adopt it): on SQLite's wasm engine a
+   * call's credits may sit in this process's block of credits, which only this process can use
+   * (store/sqlite-leases.ts). Nothing to do elsewhere.
+   */
+  async pin(reservation: Reservation): Promise<void> {
+    await this.store.guard(async () => this.store.ledger.pin?.(reservation.id));
+  }
+
   private async modify(id: string, change: (account: AccountRecord) => AccountRecord): Promise<AccountRecord> {
     return this.store.update<AccountRecord, AccountRecord>(accountKey(id), (account) => {
       if (!account) throw new GleanerError('NOT_FOUND', `No key with id "${id}".`);

@@ -71,4 +71,9 @@ export interface CreditLedger {
   reservations(): Promise<HeldReservation[]>;
   /** Hands a reservation to another process (a job resumed elsewhere); false when it is gone. */
   adopt(reservationId: string, owner: string): Promise<boolean>;
+  /**
+   * Makes sure the reservation is a row any process can settle, release or adopt (SQLite's wasm
+   * engine may answer a reservation from this process's block of credits, store/sqlite-leases.ts).
+   */
+  pin?(reservationId: string): Promise<void>;
 }

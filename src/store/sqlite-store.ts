@@ -24,7 +24,7 @@ class Statements {
 }
 
 export class SqliteStore {
-  readonly ledger: CreditLedger;
+  readonly ledger: SqliteLedger;
   private readonly sql: Statements;
 
   private constructor(readonly file: SqliteFile) {
@@ -77,9 +77,17 @@ export class SqliteStore {
     await this.file.close();
   }
 
-  /** Reads `key`, and `guess` (the key its value is expected to name) in the same transaction. */
-  getPair(key: string, guess?: string): Promise<[string | undefined, string | undefined]> {
-    return this.file.transaction((db) => [this.read(db, key), guess === undefined ? undefined : this.read(db, guess)], { early: true, unsynced: true });
+  /**
+   * Reads `key`, and `guess` (the key its value is expected to name) in the same transaction; the
+   * third value says whether both exist without an expiry (what the key cache may keep), the fourth
+   * the file's change counter they were read at (wasm engine).
+   */
+  getPair(key: string, guess?: string): Promise<[string | undefined, string | undefined, boolean, number | undefined]> {
+    return this.file.transaction((db) => {
+      const first = readKeyRow(db, key);
+      const second = guess === undefined ? undefined : readKeyRow(db, guess);
+      return [first?.value, second?.value, first?.expires === null && second?.expires === null, this.file.counterAtBegin];
+    }, { early: true, unsynced: true });
   }
 
   private read(db: Db, key: string): string | undefined {
@@ -103,10 +111,15 @@ export class SqliteStore {
 
 /** A value by key, unless expired. Also used by the read connection of the node engine (sqlite-thread.ts). */
 export function readKey(db: Db, key: string): string | undefined {
+  return readKeyRow(db, key)?.value;
+}
+
+/** A value by key with its expiry (null: none), unless expired. */
+function readKeyRow(db: Db, key: string): { value: string; expires: number | null } | undefined {
   const [row] = db.all('SELECT value, expires FROM kv WHERE key = ?', [key]);
   if (!row) return undefined;
   if (typeof row.expires === 'number' && row.expires <= Date.now()) return undefined;
-  return row.value as string;
+  return { value: row.value as string, expires: typeof row.expires === 'number' ? row.expires : null };
 }
 
 /** An account's usage in `period` (0 for an older one). */
@@ -152,7 +165,27 @@ function importKeyvTable(db: Db): void {
   db.run("INSERT INTO meta(name, value) VALUES ('imported-keyv', ?)", [new Date().toISOString()]);
 }
 
-class SqliteLedger implements CreditLedger {
+/** A lease is taken only while this many credits would be left after the call (or the allowance is unlimited)... */
+const LEASE_FROM_REMAINING = 1_000;
+/** ...and never more than this share of them, so processes' blocks stay a small part of a balance. */
+const LEASE_SHARE = 32;
+
+export interface ClaimRequest extends ReserveRequest {
+  /** The lease row of this process for this account (sqlite-leases.ts). */
+  leaseId: string;
+  /** How many credits more than the call's to take into the lease, at most. */
+  extra: number;
+}
+
+export interface ClaimResult {
+  ok: boolean;
+  used: number;
+  record?: string;
+  /** Credits added to the lease beyond the call's; 0: the call's credits are a reservation of their own. */
+  leased: number;
+}
+
+export class SqliteLedger implements CreditLedger {
   constructor(
     private readonly file: SqliteFile,
     private readonly sql: Statements,
@@ -190,8 +223,93 @@ class SqliteLedger implements CreditLedger {
          ON CONFLICT(id) DO UPDATE SET amount = reservations.amount + excluded.amount`,
         [request.reservationId, request.account, request.period, request.amount, request.owner],
       );
-      return { ok: true, used: used + request.amount, record };
+      return { ok: true, used: this.shown(db, request.account, used + request.amount), record };
     }, { early: this.file.engine === 'wasm', lost, unsynced: true });
+  }
+
+  /**
+   * wasm engine (sqlite-leases.ts): a call's credits and, while the balance is far from its end, a
+   * block more for this process, in the lease row `leaseId` (owned by the process, so the sweep
+   * returns it if the process dies). Checked against the allowance like any reservation, in one
+   * transaction: the blocks of all processes together never pass the balance. Near the end of the
+   * balance (or of a lease share of it) no block is taken: the call's credits are reserved alone.
+   */
+  claim(request: ClaimRequest): Promise<ClaimResult> {
+    const lost = () => {
+      if (this.lost.size >= 10_000) this.lost.clear();
+      this.lost.add(request.reservationId);
+      this.lost.add(request.leaseId);
+    };
+    return this.file.transaction((db): ClaimResult => {
+      const record = this.read(db, request.recordKey);
+      const used = this.usedIn(db, request.account, request.period);
+      if (record === undefined) return { ok: false, used, leased: 0 };
+      const allowance = request.allowanceOf(record);
+      if (allowance !== null && used + request.amount > allowance) return { ok: false, used: this.shown(db, request.account, used), record, leased: 0 };
+      const left = allowance === null ? Infinity : allowance - used - request.amount;
+      const leased = left >= LEASE_FROM_REMAINING ? Math.min(request.extra, Math.floor(left / LEASE_SHARE)) : 0;
+      const id = leased > 0 ? request.leaseId : request.reservationId;
+      const amount = request.amount + leased;
+      // A top-up (no call's credits, only a block's) that gets no block writes nothing.
+      if (amount === 0) return { ok: true, used: this.shown(db, request.account, used), record, leased: 0 };
+      this.setUsed(db, request.account, request.period, used + amount);
+      this.sql.run(
+        db,
+        `INSERT INTO reservations(id, account, period, amount, owner) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT(id) DO UPDATE SET amount = reservations.amount + excluded.amount`,
+        [id, request.account, request.period, amount, request.owner],
+      );
+      return { ok: true, used: this.shown(db, request.account, used + amount), record, leased };
+    }, { early: true, lost, unsynced: true });
+  }
+
+  /** Charges `amount` of a lease row, as keep() does for a reservation of its own: durable before it resolves. */
+  keepLeased(leaseId: string, amount: number): Promise<void> {
+    return this.file.transaction((db) => {
+      this.checkNotLost(leaseId);
+      if (!this.takeFromLease(db, leaseId, amount)) throw new StoreFileError(this.file.file, 'the credits of this call were returned meanwhile (its process was taken for gone)');
+    });
+  }
+
+  /** Moves `amount` of a lease row to a reservation of its own (one a settle, an adopt or a job can use); false when gone. */
+  materialize(leaseId: string, reservationId: string, amount: number): Promise<boolean> {
+    return this.file.transaction((db) => {
+      this.checkNotLost(leaseId);
+      const [row] = this.sql.all(db, 'SELECT account, period, owner FROM reservations WHERE id = ?', [leaseId]);
+      if (!row || !this.takeFromLease(db, leaseId, amount)) return false;
+      this.sql.run(db, 'INSERT INTO reservations(id, account, period, amount, owner) VALUES (?, ?, ?, ?, ?)', [reservationId, row.account as string, row.period as string, amount, row.owner as string]);
+      return true;
+    });
+  }
+
+  /** Gives back up to `amount` unused credits of a lease row. */
+  returnLeased(leaseId: string, amount: number): Promise<void> {
+    return this.file.transaction((db) => {
+      const [row] = this.sql.all(db, 'SELECT account, period, amount FROM reservations WHERE id = ?', [leaseId]);
+      if (!row) return;
+      const n = Math.min(amount, row.amount as number);
+      this.takeFromLease(db, leaseId, n);
+      const [usage] = this.sql.all(db, 'SELECT period, used FROM usage WHERE account = ?', [row.account as string]);
+      if (usage && usage.period === row.period) this.setUsed(db, row.account as string, row.period as string, Math.max(0, (usage.used as number) - n));
+    });
+  }
+
+  private takeFromLease(db: Db, leaseId: string, amount: number): boolean {
+    const [row] = this.sql.all(db, 'SELECT amount FROM reservations WHERE id = ?', [leaseId]);
+    if (!row || (row.amount as number) < amount) return false;
+    if (row.amount === amount) this.sql.run(db, 'DELETE FROM reservations WHERE id = ?', [leaseId]);
+    else this.sql.run(db, 'UPDATE reservations SET amount = amount - ? WHERE id = ?', [amount, leaseId]);
+    return true;
+  }
+
+  /**
+   * The usage a caller is shown: credits in processes' lease blocks are not spent yet (a call's
+   * credits taken from a block count once kept). Only the wasm engine leases.
+   */
+  private shown(db: Db, account: string, used: number): number {
+    if (this.file.engine !== 'wasm') return used;
+    const [row] = this.sql.all(db, "SELECT SUM(amount) AS n FROM reservations WHERE account = ? AND id LIKE 'lease:%'", [account]);
+    return Math.max(0, used - ((row?.n as number | null) ?? 0));
   }
 
   private checkNotLost(reservationId: string): void {
@@ -214,7 +332,7 @@ class SqliteLedger implements CreditLedger {
       if (delta > 0 && allowance !== null) delta = Math.min(delta, Math.max(0, allowance - used));
       const next = Math.max(0, used + delta);
       this.setUsed(db, request.account, request.period, next);
-      return { charged: amount + delta, used: next, found: true, record };
+      return { charged: amount + delta, used: this.shown(db, request.account, next), found: true, record };
     });
   }
 
@@ -226,7 +344,7 @@ class SqliteLedger implements CreditLedger {
   }
 
   usage(ref: { account: string; recordKey: string }, period: string): Promise<{ used: number; record?: string }> {
-    return this.file.transaction((db) => ({ used: this.usedIn(db, ref.account, period), record: this.read(db, ref.recordKey) }), { early: true, unsynced: true });
+    return this.file.transaction((db) => ({ used: this.shown(db, ref.account, this.usedIn(db, ref.account, period)), record: this.read(db, ref.recordKey) }), { early: true, unsynced: true });
   }
 
   reservations(): Promise<HeldReservation[]> {

@@ -8,11 +8,14 @@
  * read never waits for a writer (WAL readers see the last commit). On the wasm engine the file's lock
  * is taken by readers too, so reads go to the store's thread, between its commits.
  */
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { StoreFileError } from './sqlite.js';
 import { defaultEngine, openDb, type Db, type SqliteEngine } from './sqlite-db.js';
 import { readKey, readReservations, readUsed } from './sqlite-store.js';
 import type { ThreadReply, ThreadRequest } from './sqlite-worker.js';
+import { SqliteKeyCache } from './sqlite-key-cache.js';
+import { LeasedCredits } from './sqlite-leases.js';
+import type { ClaimResult } from './sqlite-store.js';
 import type { AccountRef, CreditLedger, HeldReservation, ReserveRequest, SettleRequest } from './ledger.js';
 
 /** Remembered records and index targets, by key (only keys that exist get here): a bound all the same. */
@@ -38,14 +41,19 @@ export class SqliteThreadStore {
   private stopped?: StoreFileError;
   /** Index key -> the key its value named last time (the key hash -> its account record). */
   private readonly through = new Map<string, string>();
+  /** wasm engine: key lookups answered here while the file shows no other process's change. */
+  private readonly cache?: SqliteKeyCache;
 
   private constructor(
     private readonly worker: Worker,
     readonly location: string,
     readonly engine: SqliteEngine,
     private readonly reader: Db | undefined,
+    notes: MessagePort,
   ) {
-    this.ledger = new ThreadLedger(this, reader);
+    if (engine === 'wasm') this.cache = new SqliteKeyCache(location, notes);
+    else notes.close();
+    this.ledger = new ThreadLedger(this, reader, this.cache);
     worker.on('message', (reply: ThreadReply) => this.answer(reply));
     const stop = (why: string) => {
       this.stopped ??= new StoreFileError(location, `its thread stopped (${why})`);
@@ -61,18 +69,23 @@ export class SqliteThreadStore {
   static async open(file: string, engine: SqliteEngine = defaultEngine()): Promise<SqliteThreadStore> {
     const fromSources = import.meta.url.endsWith('.ts');
     const script = new URL(fromSources ? './sqlite-worker.ts' : './sqlite-worker.js', import.meta.url);
+    // The thread's commit notes (wasm engine) come on a channel of their own, which the key cache can
+    // read synchronously (sqlite-key-cache.ts).
+    const notes = new MessageChannel();
     // From the TypeScript sources (tsx, vitest) the thread loads tsx first, then imports the .ts file.
     const worker = fromSources
       ? new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script.href)}); })`, {
           eval: true,
-          workerData: { file, engine },
+          workerData: { file, engine, notes: notes.port1 },
+          transferList: [notes.port1],
         })
-      : new Worker(script, { workerData: { file, engine }, execArgv: [] });
+      : new Worker(script, { workerData: { file, engine, notes: notes.port1 }, transferList: [notes.port1], execArgv: [] });
     const ready = await new Promise<ThreadReply>((resolve) => {
       worker.once('message', resolve);
       worker.once('error', (error) => resolve({ id: 0, error: { kind: 'file', file, detail: error.message } }));
     });
     if (ready.error) {
+      notes.port2.close();
       await worker.terminate();
       throw ready.error.kind === 'file' ? new StoreFileError(file, ready.error.detail) : new StoreFileError(file, ready.error.kind === 'other' ? ready.error.message : 'it could not be opened');
     }
@@ -86,7 +99,7 @@ export class SqliteThreadStore {
         throw new StoreFileError(file, (error as Error).message);
       }
     }
-    return new SqliteThreadStore(worker, file, engine, reader);
+    return new SqliteThreadStore(worker, file, engine, reader, notes.port2);
   }
 
   /** Sends one step to the store's thread; settles when its commit is on the disk. */
@@ -122,6 +135,7 @@ export class SqliteThreadStore {
   }
 
   set(key: string, value: string, ttlMs?: number): Promise<void> {
+    this.cache?.wrote(key);
     return this.call('set', [key, value, ttlMs]);
   }
 
@@ -133,38 +147,54 @@ export class SqliteThreadStore {
         return first === undefined ? undefined : readKey(db, next(first));
       });
     }
+    const cached = this.cache?.lookup(key);
+    if (cached) return cached.second;
     // One message when the index still names the key it named last time, as it nearly always does.
     let guess = this.through.get(key);
     for (let attempt = 0; attempt < 3; attempt++) {
-      const [first, second] = await this.call<[string | undefined, string | undefined]>('getPair', [key, guess]);
+      const fill = this.cache?.startFill(guess === undefined ? [key] : [key, guess]);
+      let pair: [string | undefined, string | undefined, boolean, number | undefined];
+      try {
+        pair = await this.call<typeof pair>('getPair', [key, guess]);
+      } catch (error) {
+        if (fill) this.cache!.dropFill(fill);
+        throw error;
+      }
+      const [first, second, lasting, readAt] = pair;
+      const target = first === undefined ? undefined : next(first);
+      if (fill) this.cache!.finishFill(fill, key, first !== undefined && second !== undefined && lasting && target !== undefined && target === guess ? { first, target, second } : undefined, readAt);
       if (first === undefined) return undefined;
-      const target = next(first);
       if (target === guess) return second;
-      remember(this.through, key, target);
+      remember(this.through, key, target!);
       guess = target;
     }
     throw new StoreFileError(this.location, `the index ${key} kept changing`);
   }
 
   delete(key: string): Promise<void> {
+    this.cache?.wrote(key);
     return this.call('delete', [key]);
   }
 
   /** Deletes the expired keys under `prefix` (screenshots), on the store's thread. */
   sweepExpired(prefix: string): Promise<void> {
+    // Expiring keys are never cached (getPair says which are lasting).
     return this.call('sweepExpired', [prefix]);
   }
 
   /** Writes `next` only if the key still holds `expected` (compare-and-swap); false when it changed. */
   compareAndSet(key: string, expected: string | undefined, next: string | undefined): Promise<boolean> {
+    this.cache?.wrote(key);
     return this.call('compareAndSet', [key, expected, next]);
   }
 
   async close(): Promise<void> {
+    if (!this.stopped) await (this.ledger as ThreadLedger).close().catch(() => undefined);
     if (!this.stopped) await this.call('close', []).catch(() => undefined);
     this.stopped ??= new StoreFileError(this.location, 'the store is closed');
     await this.worker.terminate();
     this.reader?.close();
+    this.cache?.close();
   }
 
   private answer(reply: ThreadReply): void {
@@ -184,21 +214,53 @@ class ThreadLedger implements CreditLedger {
   /** The account record each account's last step saw, for the allowance sent with the next. */
   private readonly records = new Map<string, string>();
 
+  /** wasm engine: reservations answered from this process's block of credits (sqlite-leases.ts). */
+  private readonly leases?: LeasedCredits;
+
   constructor(
     private readonly store: SqliteThreadStore,
     private readonly reader: Db | undefined,
-  ) {}
+    cache: SqliteKeyCache | undefined,
+  ) {
+    if (cache) {
+      this.leases = new LeasedCredits(
+        store.location,
+        (method, args) => store.call(method, args),
+        (request) => this.withAllowance<ClaimResult>('claim', request),
+        (recordKey) => cache.current(recordKey),
+      );
+    }
+  }
 
-  reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number; record?: string }> {
+  async reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number; record?: string }> {
+    if (!this.leases) return this.withAllowance('reserve', request);
+    // Credits added to a call whose first ones came from a block: they all go to a row of their own.
+    if (this.leases.holds(request.reservationId)) await this.leases.materialize(request.reservationId);
+    else return this.leases.reserve(request);
     return this.withAllowance('reserve', request);
   }
 
-  settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string }> {
+  async settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string }> {
+    if (this.leases?.holds(request.reservationId)) {
+      const released = request.actual === 0 ? this.leases.release(request.reservationId) : undefined;
+      if (released) return { charged: 0, used: released.used, found: true, record: released.record };
+      await this.leases.materialize(request.reservationId);
+    }
     return this.withAllowance('settle', request);
   }
 
   keep(reservationId: string): Promise<void> {
+    if (this.leases?.holds(reservationId)) return this.leases.keep(reservationId);
     return this.store.call('keep', [reservationId]);
+  }
+
+  async pin(reservationId: string): Promise<void> {
+    if (this.leases?.holds(reservationId)) await this.leases.materialize(reservationId);
+  }
+
+  /** Gives this process's blocks of credits back before the store closes. */
+  async close(): Promise<void> {
+    await this.leases?.close();
   }
 
   usage(ref: { account: string; recordKey: string }, period: string): Promise<{ used: number; record?: string }> {
@@ -213,7 +275,8 @@ class ThreadLedger implements CreditLedger {
     return this.store.call('reservations', []);
   }
 
-  adopt(reservationId: string, owner: string): Promise<boolean> {
+  async adopt(reservationId: string, owner: string): Promise<boolean> {
+    if (this.leases?.holds(reservationId)) await this.leases.materialize(reservationId);
     return this.store.call('adopt', [reservationId, owner]);
   }
 

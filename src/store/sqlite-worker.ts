@@ -9,8 +9,8 @@
  * the file is not that one (a plan changed), the step is undone and the record is sent back: the
  * caller computes again and retries, so a charge always sees the plan as it is now.
  */
-import { parentPort, workerData } from 'node:worker_threads';
-import { SqliteStore } from './sqlite-store.js';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { SqliteStore, type ClaimRequest } from './sqlite-store.js';
 import { StoreFileError } from './sqlite.js';
 import type { SqliteEngine } from './sqlite-db.js';
 import type { AccountRef } from './ledger.js';
@@ -54,7 +54,7 @@ function describe(error: unknown): ThreadError {
 
 async function main(): Promise<void> {
   const port = parentPort!;
-  const { file, engine } = workerData as { file: string; engine: SqliteEngine };
+  const { file, engine, notes } = workerData as { file: string; engine: SqliteEngine; notes: MessagePort };
   let store: SqliteStore;
   try {
     store = await SqliteStore.open(file, engine);
@@ -62,6 +62,10 @@ async function main(): Promise<void> {
     port.postMessage({ id: 0, error: describe(error) } satisfies ThreadReply);
     return;
   }
+  // The wasm engine's reads wait for this thread; the event loop answers key lookups from a cache
+  // checked against the file's change counter, and learns here which changes of it are this thread's.
+  if (store.file.engine === 'wasm') store.file.watchCommits((note) => notes.postMessage(note));
+  else notes.close();
   port.postMessage({ id: 0, value: store.file.engine } satisfies ThreadReply);
   const ledger = store.ledger;
   const methods: Record<string, (args: unknown[], hint: ThreadRequest['hint']) => Promise<unknown>> = {
@@ -74,6 +78,10 @@ async function main(): Promise<void> {
     reserve: ([request], hint) => ledger.reserve(withAllowance(request as PlainRef<Parameters<typeof ledger.reserve>[0]>, hint)),
     settle: ([request], hint) => ledger.settle(withAllowance(request as PlainRef<Parameters<typeof ledger.settle>[0]>, hint)),
     keep: ([id]) => ledger.keep(id as string),
+    claim: ([request], hint) => ledger.claim(withAllowance(request as PlainRef<ClaimRequest>, hint)),
+    keepLeased: ([leaseId, amount]) => ledger.keepLeased(leaseId as string, amount as number),
+    materialize: ([leaseId, id, amount]) => ledger.materialize(leaseId as string, id as string, amount as number),
+    returnLeased: ([leaseId, amount]) => ledger.returnLeased(leaseId as string, amount as number),
     usage: ([ref, period]) => ledger.usage(ref as { account: string; recordKey: string }, period as string),
     reservations: () => ledger.reservations(),
     adopt: ([id, owner]) => ledger.adopt(id as string, owner as string),

@@ -45,6 +45,14 @@ export interface EarlyAnswer {
   unsynced?: boolean;
 }
 
+/**
+ * What the store's thread tells the event loop of each transaction on the wasm engine, for its key
+ * cache (sqlite-key-cache.ts): the file's change counter when the transaction took the lock, and what
+ * this transaction's COMMIT will leave there (one more when it wrote). Sent before the COMMIT and
+ * before the batch's early answers; `failed` when a COMMIT failed (nothing it announced holds).
+ */
+export type CommitNote = { before: number; after: number } | { failed: true };
+
 interface Queued extends EarlyAnswer {
   work: (db: Db) => unknown;
   resolve: (value: unknown) => void;
@@ -73,6 +81,10 @@ export class SqliteFile {
   private synchronous: Synchronous = 'FULL';
   private flushing = false;
   private closed = false;
+  /** wasm engine, while a batch runs: the change counter its transaction found (watchCommits). */
+  counterAtBegin?: number;
+  /** wasm engine: told of each transaction's change counter (watchCommits). */
+  private watcher?: { fd: number; note: (note: CommitNote) => void };
 
   private constructor(
     private readonly db: Db,
@@ -153,9 +165,20 @@ export class SqliteFile {
     });
   }
 
+  /**
+   * Tells `note` of every transaction from now on (wasm engine only: its lock is a directory, so the
+   * descriptor opened here to read the header takes no POSIX lock that closing it could drop).
+   */
+  watchCommits(note: (note: CommitNote) => void): void {
+    if (this.db.engine !== 'wasm') throw new Error('commit notes are for the wasm engine');
+    this.watcher = { fd: fs.openSync(this.file, 'r'), note };
+  }
+
   async close(): Promise<void> {
     while (this.flushing) await delay(1);
     this.closed = true;
+    if (this.watcher) fs.closeSync(this.watcher.fd);
+    this.watcher = undefined;
     // The last connection to close checkpoints the WAL into the database: with fsyncs, never OFF.
     if (this.synchronous !== 'FULL') {
       try {
@@ -203,7 +226,21 @@ export class SqliteFile {
       for (const item of batch) item.reject(error);
       return;
     }
+    // The lock is ours from BEGIN IMMEDIATE to the end of COMMIT: no other process changes the counter meanwhile.
+    const watcher = this.watcher;
+    const before = watcher ? changeCounter(watcher.fd) : undefined;
+    this.counterAtBegin = before;
+    const changesBefore = watcher ? totalChanges(this.db) : 0;
     const outcomes = batch.map((item) => this.runOne(item));
+    let announced: CommitNote | undefined;
+    if (watcher) {
+      // SQLite adds one to the counter when it unlocks a file it modified; a step that changed a row
+      // modified it. Told conservatively: a batch with an undone step, or a write that changed no
+      // row, announces no change, so its commit, if it changed the counter, reads as a foreign one.
+      const wrote = totalChanges(this.db) !== changesBefore && outcomes.every((outcome) => outcome.ok);
+      announced = before === undefined ? { failed: true } : { before, after: wrote ? before + 1 : before };
+      watcher.note(announced);
+    }
     // Without an fsync the COMMIT is as quick as an answer: answering before it gains nothing.
     const early = sync === 'OFF' ? [] : batch.filter((item, i) => item.early && outcomes[i]!.ok);
     if (early.length > 0) {
@@ -215,11 +252,14 @@ export class SqliteFile {
       this.db.exec('COMMIT');
     } catch (error) {
       this.rollback();
+      watcher?.note({ failed: true });
       const failure = new StoreFileError(this.file, `a write failed (${(error as Error).message})`);
       for (const item of batch) if (!early.includes(item)) item.reject(failure);
       for (const item of early) item.lost?.();
       return;
     }
+    // A commit announced as a change that left the counter as it was: take nothing announced as true.
+    if (watcher && announced && 'after' in announced && announced.after !== announced.before && changeCounter(watcher.fd) === announced.before) watcher.note({ failed: true });
     batch.forEach((item, i) => {
       if (early.includes(item)) return;
       const outcome = outcomes[i]!;
@@ -289,6 +329,20 @@ async function retryBusy(file: string, step: () => void): Promise<void> {
       await delay(Math.min(1 + attempt, 20) * (0.5 + Math.random()));
     }
   }
+}
+
+/**
+ * The database header's file change counter (4 bytes, big-endian, at offset 24), which SQLite adds
+ * one to whenever it unlocks the file after modifying it (rollback journal modes); undefined while
+ * the file has no header yet.
+ */
+export function changeCounter(fd: number): number | undefined {
+  const bytes = Buffer.alloc(4);
+  return fs.readSync(fd, bytes, 0, 4, 24) === 4 ? bytes.readUInt32BE(0) : undefined;
+}
+
+function totalChanges(db: Db): number {
+  return db.all('SELECT total_changes() AS n')[0]!.n as number;
 }
 
 /** Whether the file's header says WAL (format bytes 18 and 19 are 2). */

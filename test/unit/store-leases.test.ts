@@ -1,0 +1,150 @@
+/**
+ * The wasm engine's blocks of credits (src/store/sqlite-leases.ts): a 1-credit reservation is
+ * answered from a block this process claimed in the file, so a charged call waits for the store's
+ * thread only for its durable keep. These check that it does, and what it must never do: let the
+ * processes' claims together pass a balance, charge under a plan another connection changed, or
+ * leave credits claimed once the store closes. The second store here has a thread and a connection
+ * of its own on the same file, as another process has (test/processes/store-processes.test.ts kills
+ * a real server with -9 in the middle of a burst: every reply charged, the rest of its block returned).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openStore, type Store } from '../../src/store/store.js';
+import { countThreadSteps } from '../support/thread-steps.js';
+import { openDb } from '../../src/store/sqlite-db.js';
+import { Accounts } from '../../src/accounts/accounts.js';
+
+const opened: Store[] = [];
+const started: Accounts[] = [];
+afterEach(async () => {
+  vi.restoreAllMocks();
+  for (const accounts of started.splice(0)) accounts.stop();
+  for (const store of opened.splice(0)) await store.close();
+});
+
+async function open(dataDir: string): Promise<Store> {
+  const store = await openStore({ dataDir, sqliteEngine: 'wasm' });
+  opened.push(store);
+  return store;
+}
+
+/** Accounts as a server runs them: with a heartbeat, so another side's sweep leaves its claims alone. */
+async function serving(store: Store): Promise<Accounts> {
+  const accounts = new Accounts(store);
+  await accounts.start();
+  started.push(accounts);
+  return accounts;
+}
+
+const dataDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-leases-'));
+
+
+/** What the file itself says, read on a connection of its own. */
+function inFile(dir: string, account: string): { used: number; rows: number } {
+  const db = openDb(path.join(dir, 'gleaner.sqlite'), 'wasm');
+  try {
+    const used = (db.all('SELECT used FROM usage WHERE account = ?', [account])[0]?.used as number | undefined) ?? 0;
+    const rows = db.all('SELECT COUNT(*) AS n FROM reservations WHERE account = ?', [account])[0]!.n as number;
+    return { used, rows };
+  } finally {
+    db.close();
+  }
+}
+
+describe('the wasm engine answers 1-credit reservations from a block of credits claimed in the file', { timeout: 120_000 }, () => {
+  it('a burst of 1-credit charges goes to the store’s thread for its keeps, and for a few claims', async () => {
+    const store = await open(dataDir());
+    const accounts = await serving(store);
+    const { account, apiKey } = await accounts.create({ plan: 'Apex' });
+    await accounts.authenticate(apiKey);
+    const steps = countThreadSteps();
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let i = 0; i < 25; i++) {
+          await accounts.authenticate(apiKey);
+          const { reservation } = await accounts.reserve(account.id, 1);
+          await accounts.keep(reservation);
+        }
+      }),
+    );
+    expect(steps.get('reserve') ?? 0).toBe(0);
+    expect(steps.get('claim')).toBeLessThanOrEqual(8);
+    expect(steps.get('keepLeased')).toBe(200);
+    // Shown: the 200 charged, not the rest of the block.
+    expect((await accounts.balance(account)).used).toBe(200);
+  });
+
+  it('a block running low is topped up in the background: in 300 charges one after another, no reservation but the first waits for the thread', async () => {
+    const store = await open(dataDir());
+    const accounts = await serving(store);
+    const { account, apiKey } = await accounts.create({ plan: 'Apex' });
+    await accounts.authenticate(apiKey);
+    const steps = countThreadSteps();
+    let waited = 0;
+    for (let i = 0; i < 300; i++) {
+      // A reservation answered from the block settles before the next turn of the event loop; one
+      // that waits for a claim needs the thread's reply, which only a later turn can bring.
+      const reserving = accounts.reserve(account.id, 1);
+      const first = await Promise.race([reserving.then(() => 'block'), new Promise<string>((resolve) => setImmediate(() => resolve('thread')))]);
+      if (first === 'thread') waited++;
+      await accounts.keep((await reserving).reservation);
+    }
+    expect(waited).toBe(1);
+    expect(steps.get('claim')).toBeGreaterThanOrEqual(300 / 64);
+    expect((await accounts.balance(account)).used).toBe(300);
+  });
+
+  it('two stores on one file, 1,800 concurrent 1-credit calls on 1,200 credits: never more than 1,200 charged, and none left claimed after close', async () => {
+    const dir = dataDir();
+    const sides = [await serving(await open(dir)), await serving(await open(dir))];
+    const { account, apiKey } = await sides[0]!.create({ plan: 'Pro', monthlyCredits: 1_200 });
+    await Promise.all(sides.map((side) => side.authenticate(apiKey)));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 1_800 }, async (_, i) => {
+        const side = sides[i % 2]!;
+        const { reservation } = await side.reserve(account.id, 1);
+        await side.keep(reservation);
+      }),
+    );
+    const charged = outcomes.filter((o) => o.status === 'fulfilled').length;
+    expect(outcomes.filter((o) => o.status === 'rejected').every((o) => (o as PromiseRejectedResult).reason.code === 'CREDITS_EXHAUSTED')).toBe(true);
+    expect(charged).toBeLessThanOrEqual(1_200);
+    // Blocks still held count in the file's usage, so the file never shows more than the allowance.
+    expect(inFile(dir, account.id).used).toBeLessThanOrEqual(1_200);
+    for (const store of opened.splice(0)) await store.close();
+    expect(inFile(dir, account.id), 'closed: blocks given back, only the charges stay').toEqual({ used: charged, rows: 0 });
+  });
+
+  it('a plan lowered by another connection stops the next reservation, even with credits left in the block', async () => {
+    const dir = dataDir();
+    const accounts = await serving(await open(dir));
+    const elsewhere = new Accounts(await open(dir));
+    const { account, apiKey } = await accounts.create({ plan: 'Pro' });
+    await accounts.authenticate(apiKey);
+    for (let i = 0; i < 150; i++) await accounts.keep((await accounts.reserve(account.id, 1)).reservation);
+    // Free allows 100 a month: 150 are used.
+    await elsewhere.setPlan(account.id, 'Free');
+    await expect(accounts.reserve(account.id, 1)).rejects.toMatchObject({ code: 'CREDITS_EXHAUSTED' });
+  });
+
+  it('a released call gives its credits back to the block; a settle to another price and an adopt move them to a row of their own', async () => {
+    const dir = dataDir();
+    const accounts = await serving(await open(dir));
+    const { account, apiKey } = await accounts.create({ plan: 'Apex' });
+    await accounts.authenticate(apiKey);
+    const first = await accounts.reserve(account.id, 1);
+    await accounts.release(first.reservation);
+    const second = await accounts.reserve(account.id, 1);
+    expect((await accounts.settle(second.reservation, 0)).charged).toBe(0);
+    const third = await accounts.reserve(account.id, 2);
+    expect((await accounts.settle(third.reservation, 1)).charged).toBe(1);
+    const fourth = await accounts.reserve(account.id, 1);
+    expect(await accounts.adopt(fourth.reservation)).toBe(true);
+    expect((await accounts.settle(fourth.reservation, 1)).charged).toBe(1);
+    expect((await accounts.balance(account)).used).toBe(2);
+    for (const store of opened.splice(0)) await store.close();
+    expect(inFile(dir, account.id)).toEqual({ used: 2, rows: 0 });
+  });
+});
