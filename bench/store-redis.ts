@@ -77,7 +77,7 @@ export async function benchStoreRedis(): Promise<void> {
       await s.set(`bench:k${i % 1000}`, value);
       await s.get(`bench:k${(i * 7) % 1000}`);
     };
-    const token = (i: number) => s.redis!.takeToken(`bench:${i % 100}`, 60_000_000, 1_000_000, true);
+    const token = (i: number) => s.takeToken(`bench:${i % 100}`, 60_000_000, 1_000_000, true, Date.now());
     const rows: string[] = [];
     for (const [name, op] of [
       ['credit charge (reserve + settle: 2 GET, 2 scripts)', charge],

@@ -3,12 +3,14 @@
  * the plan's rate (tokens computed from the elapsed time, so the rate is exact: Bottleneck's
  * reservoir refill rounded every interval up to its 250 ms heartbeat, which gave Pro 79 a minute
  * instead of 100). A caller with no token is refused at once (429), never queued.
- * On Redis the bucket is one Lua script shared by every process on it; embedded, it is in memory.
+ * Shared by every process on the store: on Redis one Lua script, on the embedded store a file of its
+ * own next to it (store/sqlite-rate.ts). Without a store (tests), in this process's memory.
  */
 import { GleanerError } from '../errors.js';
 import { PLANS, type PlanName } from './plans.js';
 import type { Store } from '../store/store.js';
 import { systemClock, type Clock } from './clock.js';
+import { stepBucket, type TokenStep } from '../store/token-bucket.js';
 
 export interface RateStatus {
   /** Requests a minute; null when unlimited. */
@@ -18,28 +20,17 @@ export interface RateStatus {
   reset: number;
 }
 
-interface Step {
-  allowed: boolean;
-  tokens: number;
-  msUntilFull: number;
-}
-
 interface LocalBucket {
   plan: PlanName;
   tokens: number;
   at: number;
 }
 
-/** The bucket arithmetic, shared in spirit with the Lua script in redis-store.ts. */
-export function refill(tokens: number, elapsedMs: number, perMinute: number, burst: number): number {
-  return Math.min(burst, tokens + (Math.max(0, elapsedMs) * perMinute) / 60_000);
-}
-
 export class RateLimiter {
   private readonly buckets = new Map<string, LocalBucket>();
 
   constructor(
-    /** `store`: a Redis store shares the buckets; SQLite or none keeps them in this process. */
+    /** `store`: its buckets are shared by every process on it; none keeps them in this process. */
     private readonly options: { store?: Store; clock?: Clock } = {},
   ) {}
 
@@ -67,8 +58,7 @@ export class RateLimiter {
     if (rate === null || burst === null) return { limit: null, remaining: null, reset: Math.ceil(now / 1000) };
     // A plan change starts a fresh bucket (the key name carries the plan).
     const store = this.options.store;
-    const redis = store?.redis;
-    const result = redis ? await store.guard(() => redis.takeToken(`${accountId}:${plan}`, rate, burst, take)) : this.local(accountId, plan, rate, burst, take, now);
+    const result = store ? await store.guard(() => store.takeToken(`${accountId}:${plan}`, rate, burst, take, now)) : this.local(accountId, plan, rate, burst, take, now);
     if (take && !result.allowed) {
       const retryAfter = Math.max(1, Math.ceil(((1 - result.tokens) * 60_000) / rate / 1000));
       throw new GleanerError(
@@ -87,20 +77,15 @@ export class RateLimiter {
     return { limit: rate, remaining: Math.floor(result.tokens), reset: Math.ceil((now + result.msUntilFull) / 1000) };
   }
 
-  private local(accountId: string, plan: PlanName, rate: number, burst: number, take: boolean, now: number): Step {
+  private local(accountId: string, plan: PlanName, rate: number, burst: number, take: boolean, now: number): TokenStep {
     let bucket = this.buckets.get(accountId);
     if (!bucket || bucket.plan !== plan) {
       bucket = { plan, tokens: burst, at: now };
       this.buckets.set(accountId, bucket);
     }
-    bucket.tokens = refill(bucket.tokens, now - bucket.at, rate, burst);
+    const step = stepBucket(bucket.tokens, now - bucket.at, rate, burst, take);
+    bucket.tokens = step.tokens;
     bucket.at = now;
-    let allowed = false;
-    // The epsilon absorbs float rounding of many small refills (a whole token must not go missing).
-    if (take && bucket.tokens >= 1 - 1e-9) {
-      bucket.tokens = Math.max(0, bucket.tokens - 1);
-      allowed = true;
-    }
-    return { allowed, tokens: bucket.tokens, msUntilFull: Math.ceil(((burst - bucket.tokens) * 60_000) / rate) };
+    return step;
   }
 }

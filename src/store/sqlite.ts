@@ -314,7 +314,7 @@ export class SqliteFile {
 }
 
 /** Runs `step` (a statement that takes the file's lock), retried while another process holds the lock. */
-async function retryBusy(file: string, step: () => void): Promise<void> {
+export async function retryBusy(file: string, step: () => void): Promise<void> {
   const started = Date.now();
   for (let attempt = 0; ; attempt++) {
     try {

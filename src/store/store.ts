@@ -14,6 +14,8 @@ import type { SqliteEngine } from './sqlite-db.js';
 import { RedisStore, REDIS_COMMAND_TIMEOUT_MS } from './redis-store.js';
 import { StoreFileError } from './sqlite.js';
 import type { CreditLedger } from './ledger.js';
+import { SqliteRateBuckets } from './sqlite-rate.js';
+import type { TokenStep } from './token-bucket.js';
 
 export type StoreKind = 'sqlite' | 'redis';
 export { StoreFileError };
@@ -28,6 +30,8 @@ export class Store {
     private readonly engine: SqliteThreadStore | RedisStore,
     readonly kind: StoreKind,
     readonly location: string,
+    /** The embedded store's rate buckets (a file of their own); Redis keeps them itself. */
+    private readonly rateBuckets?: SqliteRateBuckets,
   ) {
     this.ledger = engine.ledger;
   }
@@ -37,9 +41,13 @@ export class Store {
     return this.engine instanceof SqliteThreadStore ? this.engine.engine : undefined;
   }
 
-  /** The Redis engine, for the shared rate buckets; undefined on SQLite. */
-  get redis(): RedisStore | undefined {
-    return this.engine instanceof RedisStore ? this.engine : undefined;
+  /**
+   * One step of a per-minute token bucket shared by every process on this store: refilled to `now`
+   * (Redis uses its own clock), one token taken if `take` and there is one.
+   */
+  takeToken(bucket: string, perMinute: number, burst: number, take: boolean, now: number): Promise<TokenStep> {
+    if (this.engine instanceof RedisStore) return this.engine.takeToken(bucket, perMinute, burst, take);
+    return this.rateBuckets!.takeToken(bucket, perMinute, burst, take, now);
   }
 
   async get<T>(key: string): Promise<T | undefined> {
@@ -78,6 +86,7 @@ export class Store {
   }
 
   async close(): Promise<void> {
+    this.rateBuckets?.close();
     await this.engine.close();
   }
 
@@ -124,6 +133,11 @@ export class Store {
   }
 }
 
+/** `gleaner.sqlite` -> `gleaner.rate.sqlite`, beside it. */
+function rateFileOf(storeFile: string): string {
+  return storeFile.replace(/(\.sqlite3?|\.db)?$/, (extension) => `.rate${extension || '.sqlite'}`);
+}
+
 /**
  * ioredis times out each command (commandTimeout, the same REDIS_COMMAND_TIMEOUT_MS); a step of
  * several commands (update's lock, read, write, unlock) is bounded here as a whole. The caller stops
@@ -158,5 +172,12 @@ export async function openStore(options: {
   }
   const file = options.storeUrl ? options.storeUrl.replace(/^sqlite:\/\//, '') : path.join(options.dataDir, 'gleaner.sqlite');
   const sqlite = await SqliteThreadStore.open(file, options.sqliteEngine);
-  return new Store(sqlite, 'sqlite', file);
+  let rate: SqliteRateBuckets;
+  try {
+    rate = await SqliteRateBuckets.open(rateFileOf(file), sqlite.engine);
+  } catch (error) {
+    await sqlite.close();
+    throw new StoreFileError(rateFileOf(file), (error as Error).message);
+  }
+  return new Store(sqlite, 'sqlite', file, rate);
 }

@@ -1,0 +1,80 @@
+/**
+ * The per-minute rate buckets of the embedded store, shared by every process on one data directory
+ * (DESIGN.md: rate buckets are shared across processes), as Redis shares them with its Lua script.
+ *
+ * They live in a file of their own next to the store's, written from the event loop with no fsync
+ * (synchronous=OFF): a bucket is worth nothing after a power cut, and a charged call must not wait for
+ * a second disk flush. A process killed mid-step leaves a journal SQLite rolls back; a file that cannot
+ * be opened or read (a power cut mid-write, a file from another engine) is thrown away and made anew,
+ * since all it can lose is some minutes of buckets.
+ */
+import fs from 'node:fs';
+import { openDb, type Db, type SqliteEngine } from './sqlite-db.js';
+import { retryBusy } from './sqlite.js';
+import { stepBucket, type TokenStep } from './token-bucket.js';
+
+const SCHEMA = 'CREATE TABLE IF NOT EXISTS buckets (name TEXT PRIMARY KEY, tokens REAL NOT NULL, at INTEGER NOT NULL)';
+
+export class SqliteRateBuckets {
+  private constructor(
+    private readonly db: Db,
+    readonly file: string,
+  ) {}
+
+  static async open(file: string, engine: SqliteEngine): Promise<SqliteRateBuckets> {
+    try {
+      return await SqliteRateBuckets.openOnce(file, engine);
+    } catch {
+      for (const stale of [file, `${file}-journal`, `${file}-wal`, `${file}-shm`]) fs.rmSync(stale, { force: true });
+      return SqliteRateBuckets.openOnce(file, engine);
+    }
+  }
+
+  private static async openOnce(file: string, engine: SqliteEngine): Promise<SqliteRateBuckets> {
+    fs.closeSync(fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_RDWR, 0o600));
+    const db = openDb(file, engine);
+    try {
+      await retryBusy(file, () => db.exec('PRAGMA synchronous=OFF'));
+      // The wasm engine has no shared memory for WAL; TRUNCATE keeps the journal file in place.
+      await retryBusy(file, () => db.exec(engine === 'node' ? 'PRAGMA journal_mode=WAL' : 'PRAGMA journal_mode=TRUNCATE'));
+      await retryBusy(file, () => db.exec(SCHEMA));
+      await retryBusy(file, () => void db.all('SELECT COUNT(*) FROM buckets'));
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return new SqliteRateBuckets(db, file);
+  }
+
+  /** Refills `bucket` to `now` and takes one token if asked and there is one: one transaction, across processes. */
+  async takeToken(bucket: string, perMinute: number, burst: number, take: boolean, now: number): Promise<TokenStep> {
+    let step: TokenStep | undefined;
+    await retryBusy(this.file, () => {
+      step = this.inTransaction(() => {
+        const [row] = this.db.all('SELECT tokens, at FROM buckets WHERE name = ?', [bucket]);
+        const result = row ? stepBucket(row.tokens as number, now - (row.at as number), perMinute, burst, take) : stepBucket(burst, 0, perMinute, burst, take);
+        // A clock that went back (another process's, or a test's) never makes a bucket refill twice.
+        const at = row ? Math.max(now, row.at as number) : now;
+        this.db.run('INSERT INTO buckets(name, tokens, at) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET tokens = excluded.tokens, at = excluded.at', [bucket, result.tokens, at]);
+        return result;
+      });
+    });
+    return step!;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private inTransaction<T>(work: () => T): T {
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = work();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+}
