@@ -1,0 +1,2 @@
+import { benchGate } from './gate.js';
+await benchGate();
