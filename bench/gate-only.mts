@@ -1,2 +1,0 @@
-import { benchGate } from './gate.js';
-await benchGate();
