@@ -1,7 +1,7 @@
 /**
- * Credit reservations answered on the event loop, for the wasm engine (Node 20): a call's 1-credit
- * reservation otherwise waits for the store's thread, blocked in a commit, before its work can start
- * (docs/ledger.md).
+ * Credit reservations answered on the event loop, on both engines: a call's 1-credit reservation
+ * otherwise waits for the store's thread (on the wasm engine blocked in a commit; on node:sqlite a
+ * commit of its own and two messages) before its work can start (docs/ledger.md).
  *
  * A process claims a block of an account's credits durably enough for the ledger, like any
  * reservation: one row (`lease:…`, owned by the process, so the sweep returns it when the process is
@@ -13,7 +13,8 @@
  * is left in the block, which holds exactly the credits not charged.
  *
  * A reservation taken from a block is answered only while the account record is the one the block
- * was claimed under, as the key cache (sqlite-key-cache.ts) sees it now: a plan changed or a key
+ * was claimed under, as the file holds it now (wasm: the key cache, sqlite-key-cache.ts; node: a read
+ * on the event loop's own WAL connection): a plan changed or a key
  * revoked by another process sends the call to the thread, which checks it in the file. Anything but a
  * plain keep or release (a settle to another price, an adopt by a job, credits added to the call)
  * first moves the call's credits to a reservation row of its own (materialize). A block unused for

@@ -128,6 +128,12 @@ export function readUsed(db: Db, account: string, period: string): number {
   return row && row.period === period ? (row.used as number) : 0;
 }
 
+/** The credits of `account` sitting in processes' blocks (sqlite-leases.ts): claimed, not yet charged or shown. */
+export function readLeased(db: Db, account: string): number {
+  const [row] = db.all("SELECT SUM(amount) AS n FROM reservations WHERE account = ? AND id LIKE 'lease:%'", [account]);
+  return (row?.n as number | null) ?? 0;
+}
+
 export function readReservations(db: Db): HeldReservation[] {
   return db.all('SELECT id, account, owner, amount FROM reservations').map((row) => ({
     id: row.id as string,
@@ -228,7 +234,7 @@ export class SqliteLedger implements CreditLedger {
   }
 
   /**
-   * wasm engine (sqlite-leases.ts): a call's credits and, while the balance is far from its end, a
+   * sqlite-leases.ts: a call's credits and, while the balance is far from its end, a
    * block more for this process, in the lease row `leaseId` (owned by the process, so the sweep
    * returns it if the process dies). Checked against the allowance like any reservation, in one
    * transaction: the blocks of all processes together never pass the balance. Near the end of the
@@ -304,12 +310,10 @@ export class SqliteLedger implements CreditLedger {
 
   /**
    * The usage a caller is shown: credits in processes' lease blocks are not spent yet (a call's
-   * credits taken from a block count once kept). Only the wasm engine leases.
+   * credits taken from a block count once kept).
    */
   private shown(db: Db, account: string, used: number): number {
-    if (this.file.engine !== 'wasm') return used;
-    const [row] = this.sql.all(db, "SELECT SUM(amount) AS n FROM reservations WHERE account = ? AND id LIKE 'lease:%'", [account]);
-    return Math.max(0, used - ((row?.n as number | null) ?? 0));
+    return Math.max(0, used - readLeased(db, account));
   }
 
   private checkNotLost(reservationId: string): void {

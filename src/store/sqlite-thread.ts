@@ -11,7 +11,7 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { StoreFileError } from './sqlite.js';
 import { defaultEngine, openDb, type Db, type SqliteEngine } from './sqlite-db.js';
-import { readKey, readReservations, readUsed } from './sqlite-store.js';
+import { readKey, readLeased, readReservations, readUsed } from './sqlite-store.js';
 import type { ThreadReply, ThreadRequest } from './sqlite-worker.js';
 import { SqliteKeyCache } from './sqlite-key-cache.js';
 import { LeasedCredits } from './sqlite-leases.js';
@@ -222,12 +222,15 @@ class ThreadLedger implements CreditLedger {
     private readonly reader: Db | undefined,
     cache: SqliteKeyCache | undefined,
   ) {
-    if (cache) {
+    // The account record as the file holds it now: from the key cache (wasm), or read on this
+    // thread's own connection (node engine, WAL: the last commit of any process, without waiting).
+    const current = cache ? (recordKey: string) => cache.current(recordKey) : reader ? (recordKey: string) => store.readHere((db) => readKey(db, recordKey)) : undefined;
+    if (current) {
       this.leases = new LeasedCredits(
         store.location,
         (method, args) => store.call(method, args),
         (request) => this.withAllowance<ClaimResult>('claim', request),
-        (recordKey) => cache.current(recordKey),
+        current,
       );
     }
   }
@@ -265,7 +268,7 @@ class ThreadLedger implements CreditLedger {
 
   usage(ref: { account: string; recordKey: string }, period: string): Promise<{ used: number; record?: string }> {
     if (this.reader) {
-      return Promise.resolve().then(() => this.store.readHere((db) => ({ used: readUsed(db, ref.account, period), record: readKey(db, ref.recordKey) })));
+      return Promise.resolve().then(() => this.store.readHere((db) => ({ used: Math.max(0, readUsed(db, ref.account, period) - readLeased(db, ref.account)), record: readKey(db, ref.recordKey) })));
     }
     return this.store.call('usage', [{ account: ref.account, recordKey: ref.recordKey }, period]);
   }

@@ -1,5 +1,6 @@
 /**
- * The wasm engine's blocks of credits (src/store/sqlite-leases.ts): a 1-credit reservation is
+ * The blocks of credits (src/store/sqlite-leases.ts), on both engines (node:sqlite where the runtime
+ * has it: Node 22 and 24): a 1-credit reservation is
  * answered from a block this process claimed in the file, so a charged call waits for the store's
  * thread only for its durable keep. These check that it does, and what it must never do: let the
  * processes' claims together pass a balance, charge under a plan another connection changed, or
@@ -10,10 +11,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openStore, type Store } from '../../src/store/store.js';
 import { countThreadSteps } from '../support/thread-steps.js';
-import { openDb } from '../../src/store/sqlite-db.js';
+import { defaultEngine, openDb, type SqliteEngine } from '../../src/store/sqlite-db.js';
 import { Accounts } from '../../src/accounts/accounts.js';
 
 const opened: Store[] = [];
@@ -24,8 +25,10 @@ afterEach(async () => {
   for (const store of opened.splice(0)) await store.close();
 });
 
+let engine: SqliteEngine = 'wasm';
+
 async function open(dataDir: string): Promise<Store> {
-  const store = await openStore({ dataDir, sqliteEngine: 'wasm' });
+  const store = await openStore({ dataDir, sqliteEngine: engine });
   opened.push(store);
   return store;
 }
@@ -43,7 +46,7 @@ const dataDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-leases-'));
 
 /** What the file itself says, read on a connection of its own. */
 function inFile(dir: string, account: string): { used: number; rows: number } {
-  const db = openDb(path.join(dir, 'gleaner.sqlite'), 'wasm');
+  const db = openDb(path.join(dir, 'gleaner.sqlite'), engine);
   try {
     const used = (db.all('SELECT used FROM usage WHERE account = ?', [account])[0]?.used as number | undefined) ?? 0;
     const rows = db.all('SELECT COUNT(*) AS n FROM reservations WHERE account = ?', [account])[0]!.n as number;
@@ -53,7 +56,11 @@ function inFile(dir: string, account: string): { used: number; rows: number } {
   }
 }
 
-describe('the wasm engine answers 1-credit reservations from a block of credits claimed in the file', { timeout: 120_000 }, () => {
+for (const tested of new Set<SqliteEngine>(['wasm', defaultEngine()])) describe(`${tested}: 1-credit reservations are answered from a block of credits claimed in the file`, { timeout: 120_000 }, () => {
+  beforeAll(() => {
+    engine = tested;
+  });
+
   it('a burst of 1-credit charges goes to the store’s thread for its keeps, and for a few claims', async () => {
     const store = await open(dataDir());
     const accounts = await serving(store);
