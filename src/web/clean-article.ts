@@ -207,10 +207,8 @@ export function removeNotArticleBoxes(root: DomElement, keepComments = false): v
   }
 }
 
-/** Headings that open the comments ("Leave a Reply", "3 Responses to ...", "Comments"): the rest of their block goes with them (as for AUTHOR_HEADING). */
+/** Headings that open the comments ("Leave a Reply", "3 Responses to ...", "Comments"): the rest of their block goes with them. */
 const COMMENT_HEADING = /^(?:\d+\s+)?(?:comments?|responses?(?: to\b.*)?|thoughts? on\b.*|leave a (?:reply|comment)|post a comment|add (?:a |your )?comment|join the (?:discussion|conversation)|reader comments|what do you think\??)\s*(?:\(\d+\))?:?$/i;
-/** Headings that open an author box ("About the Author", "About the contributors"): the box's bio follows them in their block. */
-const AUTHOR_HEADING = /^about (?:the |this |our )?(?:author|contributor|writer|columnist|reporter)s?\s*:?$/i;
 /** The lines of a comment form and of the notes around it. */
 const FORM_TEXT =
   /^(?:name|e-?mail|website|url|comment|message)\s*(?:\*|\(required\)|\(will not be published\)(?: \(required\))?)|required fields are marked|your email address will not be published|save my name,? email|notify me of (?:follow-up comments|new posts|new comments)|you must be (?:logged in|registered) to post|this site uses akismet|^cancel reply$|^(?:log ?in|sign ?in) to (?:reply|comment)/i;
@@ -230,7 +228,7 @@ function removeCommentsAndTags(root: DomElement, keepComments: boolean): void {
       element.remove();
       continue;
     }
-    if (words.length <= 80 && ((!keepComments && COMMENT_HEADING.test(words)) || AUTHOR_HEADING.test(words))) {
+    if (!keepComments && words.length <= 80 && COMMENT_HEADING.test(words)) {
       // The heading and what follows it in its block, when that is not most of the article.
       const following: DomNode[] = [];
       for (let next = element.nextSibling ?? null; next; next = next.nextSibling ?? null) following.push(next);
@@ -243,39 +241,9 @@ function removeCommentsAndTags(root: DomElement, keepComments: boolean): void {
   }
 }
 
-/**
- * An author's bio in the third person: a name, then "is a/the ... writer" (editor, journalist, reporter,
- * correspondent, contributor, columnist, author, blogger, analyst), optionally an address in brackets.
- */
-const AUTHOR_BIO = /^(?:\p{Lu}[\p{L}'’.-]+\s+){1,3}(?:\([^)]*\)\s+)?(?:is|was|has been)\s+(?:a|an|the)\s+(?:[\p{L}-]+\s+){0,6}(?:writer|editor|journalist|reporter|correspondent|contributor|columnist|author|blogger|analyst)\b/u;
-/** A bio is at most this long, and at most this share of the article's text follows it (it closes the article). */
-const BIO_CHARS = 600;
-const BIO_TAIL_SHARE = 0.2;
-
-/** The text that follows a node in the article, in page order (its siblings', and its ancestors' later siblings'). */
-function textAfter(node: DomNode, root: DomElement): number {
-  let length = 0;
-  for (let at: DomNode | null = node; at && at !== root; at = at.parentNode) {
-    for (let next = at.nextSibling ?? null; next; next = next.nextSibling ?? null) length += text(next).length;
-  }
-  return length;
-}
-
-/** Author bios that close an article ("Jane Doe is a freelance travel writer and editor of ..."), not one of its paragraphs. */
-function removeAuthorBios(root: DomElement): void {
-  const total = text(root).length;
-  for (const element of [...root.querySelectorAll('p, div')]) {
-    if (!element.parentNode || element.querySelector('p, div, li, h2, h3, h4')) continue;
-    const words = text(element);
-    if (!words || words.length > BIO_CHARS || !AUTHOR_BIO.test(words)) continue;
-    if (textAfter(element, root) <= total * BIO_TAIL_SHARE) element.remove();
-  }
-}
-
 export function cleanArticle(root: DomElement, keepComments = false): void {
   removeNotArticleBoxes(root, keepComments);
   removeCommentsAndTags(root, keepComments);
-  removeAuthorBios(root);
   removeCaptions(root);
   removeBreadcrumbs(root);
   removeBylines(root);
