@@ -209,6 +209,20 @@ export function removeNotArticleBoxes(root: DomElement, keepComments = false): v
 
 /** Headings that open the comments ("Leave a Reply", "3 Responses to ...", "Comments"): the rest of their block goes with them. */
 const COMMENT_HEADING = /^(?:\d+\s+)?(?:comments?|responses?(?: to\b.*)?|thoughts? on\b.*|leave a (?:reply|comment)|post a comment|add (?:a |your )?comment|join the (?:discussion|conversation)|reader comments|what do you think\??)\s*(?:\(\d+\))?:?$/i;
+/** Headings that open a box of other stories ("You may also like", "Recommended reading", "More from …"). */
+const RELATED_HEADING = /^(?:recommended (?:reading|for you|articles|stories|posts|content|videos)|related (?:articles|posts|stories|reading|content|coverage|news|links)|you (?:may|might) (?:also )?(?:like|enjoy|be interested in)|more from\b.{1,40}|read (?:next|also)|(?:most )?popular (?:posts|stories|articles)|trending (?:now|stories))\s*:?$/i;
+/** A box of other stories closes the article: at most this share of the article's text comes after its heading. */
+const RELATED_TAIL_SHARE = 0.2;
+
+/** The text that follows a node in the article, in page order (its siblings', and its ancestors' later siblings'). */
+function textAfter(node: DomNode, root: DomElement): number {
+  let length = 0;
+  for (let at: DomNode | null = node; at && at !== root; at = at.parentNode) {
+    for (let next = at.nextSibling ?? null; next; next = next.nextSibling ?? null) length += text(next).length;
+  }
+  return length;
+}
+
 /** The lines of a comment form and of the notes around it. */
 const FORM_TEXT =
   /^(?:name|e-?mail|website|url|comment|message)\s*(?:\*|\(required\)|\(will not be published\)(?: \(required\))?)|required fields are marked|your email address will not be published|save my name,? email|notify me of (?:follow-up comments|new posts|new comments)|you must be (?:logged in|registered) to post|this site uses akismet|^cancel reply$|^(?:log ?in|sign ?in) to (?:reply|comment)/i;
@@ -228,7 +242,8 @@ function removeCommentsAndTags(root: DomElement, keepComments: boolean): void {
       element.remove();
       continue;
     }
-    if (!keepComments && words.length <= 80 && COMMENT_HEADING.test(words)) {
+    const related = RELATED_HEADING.test(words) && textAfter(element, root) <= total * RELATED_TAIL_SHARE;
+    if (words.length <= 80 && ((!keepComments && COMMENT_HEADING.test(words)) || related)) {
       // The heading and what follows it in its block, when that is not most of the article.
       const following: DomNode[] = [];
       for (let next = element.nextSibling ?? null; next; next = next.nextSibling ?? null) following.push(next);

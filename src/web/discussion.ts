@@ -61,9 +61,31 @@ export interface ThreadSignals {
 }
 
 
-/** Every reply element of the page (named as comments, or marked up as a comment or an answer), nested ones included. */
+/**
+ * A forum's post by its name, where the engine marks up nothing (phpBB, MyBB): class `post` and an id that
+ * ends in the post's number (`p550447`, `post_1324873`). A blog's article previews carry the same class
+ * and id (WordPress: `post-123 post type-post hentry`) and are not posts of a thread.
+ */
+function isNamedPost(element: DomElement): boolean {
+  const names = element.getAttribute('class') ?? '';
+  return /(?:^|\s)post(?:\s|$)/i.test(names) && /\d$/.test(element.getAttribute('id') ?? '') && !/(?:^|\s)(?:type-post|hentry)(?:\s|$)/i.test(names);
+}
+
+/** Posts named so (isNamedPost) that stand with at least MIN_POSTS - 1 others under one parent: the posts of a thread. */
+function namedPosts(body: DomElement): DomElement[] {
+  const candidates = [...body.querySelectorAll('[id][class]')].filter(isNamedPost);
+  const perParent = new Map<DomNode | null, number>();
+  for (const element of candidates) perParent.set(element.parentNode, (perParent.get(element.parentNode) ?? 0) + 1);
+  return candidates.filter((element) => (perParent.get(element.parentNode) ?? 0) >= MIN_POSTS);
+}
+
+/** Every reply element of the page (named as comments, marked up as a comment or an answer, or a forum's posts by name), nested ones included. */
 function replyElements(body: DomElement): DomElement[] {
-  return [...body.querySelectorAll('[class], [id], [itemtype], [itemprop]')].filter(isReplies);
+  const replies = [...body.querySelectorAll('[class], [id], [itemtype], [itemprop]')].filter(isReplies);
+  const posts = namedPosts(body);
+  if (posts.length === 0) return replies;
+  const seen = new Set<DomElement>(replies);
+  return [...replies, ...posts.filter((post) => !seen.has(post))];
 }
 
 /** The elements not inside another of the list: the comment boxes, without the replies nested in them. */

@@ -11,6 +11,7 @@ import { cleanArticle, CLEANING_CLASS, removeNotArticleBoxes } from './clean-art
 import { isDiscussionPage, repliesKept, repliesLength, replySamples, threadContainer } from './discussion.js';
 import { isNavigationLike, proseLength, removeNavigationBlocks } from './navigation.js';
 import { unwrapContentNoscripts } from './noscript.js';
+import { mayBeQuestionPage, questionAndAnswers } from './questions.js';
 import { extractPageMetadata } from './page-metadata.js';
 import { baseUrlOf, documentLinks } from './links.js';
 
@@ -353,7 +354,10 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
     const articleText = cleanText(article?.textContent) ?? '';
     const lostPosts = samples.length > 0 && repliesKept(samples, articleText) < POSTS_KEPT;
     const thread = discussion && repliesChars > 0 && (articleText.length < repliesChars * THREAD_SHARE || lostPosts) ? wholeThread(html, base) : null;
-    if (thread) main = thread;
+    // A question and its answers marked up as such: their bodies, where Readability keeps one of them.
+    const answered = mayBeQuestionPage(html) ? questionAndAnswers(freshPage(html, base)) : null;
+    if (answered && cleanText(answered.textContent)) main = answered;
+    else if (thread) main = thread;
     else if (article?.content && articleText) main = article.content;
     if (main) {
       try {
@@ -409,11 +413,7 @@ const NOT_THREAD_TEXT = `${NEVER_CONTENT}, nav, aside, input, button, select, te
  * parse of the page, since Readability took the first apart; null when the page has no replies container.
  */
 function wholeThread(html: string, base: string): DomElement | null {
-  const fresh = parseDocument(html);
-  absolutize(fresh, base);
-  flattenMath(fresh);
-  unwrapContentNoscripts(fresh);
-  removeBanners(fresh);
+  const fresh = freshPage(html, base);
   const container = fresh.body ? threadContainer(fresh.body) : null;
   if (!container) return null;
   removeAll(container, NOT_THREAD_TEXT);
@@ -421,6 +421,16 @@ function wholeThread(html: string, base: string): DomElement | null {
   const threadChars = textLengthUpTo(container, Infinity);
   for (const form of [...container.querySelectorAll('form')]) if (textLengthUpTo(form, threadChars) < threadChars / 2) form.remove();
   return cleanText(container.textContent) ? container : null;
+}
+
+/** The page parsed again and prepared as for Readability (links absolute, math flattened, content noscripts read, banners out). */
+function freshPage(html: string, base: string): DomDocument {
+  const fresh = parseDocument(html);
+  absolutize(fresh, base);
+  flattenMath(fresh);
+  unwrapContentNoscripts(fresh);
+  removeBanners(fresh);
+  return fresh;
 }
 
 /** The warning of a page without any text (docs/web-extraction.md). */

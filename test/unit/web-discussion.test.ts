@@ -200,3 +200,39 @@ describe('a thread where Readability keeps only some of the replies', () => {
     expect(text).not.toContain('Privacy');
   });
 });
+
+/** A thread in the manner of phpBB: no discussion markup, each post a `div.post` with the post's number as its id, a profile beside it. */
+function namedPostsThread(posts: string[], { wordpress = false } = {}): string {
+  const body = posts
+    .map(
+      (text, i) =>
+        `<div id="${wordpress ? 'post-' : 'p'}${5501 + i}" class="post has-profile bg${(i % 2) + 1}${wordpress ? ' type-post hentry' : ''}"><div class="inner"><dl class="postprofile"><dt><a href="/member/${i}">member${i}</a></dt><dd><strong>Posts:</strong> ${100 + i * 37}</dd><dd><strong>Joined:</strong> 4. Jul 2012</dd></dl><div class="postbody"><h3><a href="#p${5501 + i}">Re: The harbour wall</a></h3><p class="author"><a href="/member/${i}">member${i}</a> » 11. Sep 2024, 18:${10 + i}</p><div class="content">${text}</div></div></div></div><hr class="divider">`,
+    )
+    .join('');
+  return `<html><head><title>The harbour wall - Island Forum</title></head><body><div id="wrap"><div class="headerbar"><a href="/">Island Forum</a> <a href="/faq">FAQ</a> <a href="/search">Search</a> <a href="/login">Login</a></div><ul class="navlinks"><li><a href="/">Board index</a> ‹ <a href="/f/3">History</a></li></ul><div id="page-body"><h2 class="topic-title"><a href="/t/12">The harbour wall</a></h2><div class="action-bar"><a href="/post?t=12">Post Reply</a> <span>${posts.length} posts • Page 1 of 1</span></div>${body}<div class="action-bar"><a href="/post?t=12">Post Reply</a></div><p><a href="/f/3">Return to “History”</a></p><div class="stat-block"><h3>Who is online</h3><p>Users browsing this forum: no registered users and 12 guests</p></div></div><div class="copyright">Powered by phpBB® Forum Software © phpBB Limited</div></div></body></html>`;
+}
+
+const LONG_POST = [
+  'I have been reading the harbour trust minutes from 1952 to 1955, which the library has now put online, and they tell a fuller story than the plaque does.',
+  'The trust had asked for money to repoint the upper courses as early as 1949, and the request was turned down twice, once for want of funds and once because the engineer thought the work could wait.',
+  'When the gale came, the breach opened exactly where the repointing had been asked for, and the minutes of the meeting after it are short and rather bitter about it.',
+  'The rebuilding itself was planned by a young engineer from Aberdeen who had worked on the Scapa barriers during the war, and he insisted on granite from the old quarry rather than concrete.',
+  'His letters are in the same archive, and they are worth reading for the detail: he counted the blocks, named the men, and kept a diary of the weather for both summers of the work.',
+];
+
+describe('a forum thread without any markup, its posts named as such (phpBB)', () => {
+  it('keeps every post, the opening one and the short replies, when one post is far longer than the others', () => {
+    const posts = [REPLIES[0], LONG_POST.map((p) => `${p}<br><br>`).join(''), ...REPLIES.slice(1)];
+    const html = namedPostsThread(posts);
+    expect(isThreadPage(bodyOf(html))).toBe(true);
+    const text = mainText(html);
+    for (const reply of REPLIES) expect(text).toContain(reply);
+    for (const paragraph of LONG_POST) expect(text).toContain(paragraph);
+    for (const furniture of ['Board index', 'Powered by phpBB']) expect(text).not.toContain(furniture);
+  });
+
+  it("a blog's article previews named like posts (WordPress: type-post, hentry) are not a thread", () => {
+    const html = namedPostsThread([...REPLIES], { wordpress: true });
+    expect(isThreadPage(bodyOf(html))).toBe(false);
+  });
+});
