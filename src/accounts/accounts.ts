@@ -190,7 +190,7 @@ export class Accounts {
     const reservationId = into?.id ?? randomUUID();
     const attempt = async () => {
       try {
-        return await this.store.guard(() => this.store.ledger.reserve({ ...this.ref(accountId), period, amount, reservationId, owner: this.owner }));
+        return await this.store.guard(() => this.store.ledger.reserve({ ...this.ref(accountId), period, amount, reservationId, owner: this.owner, adding: into !== undefined }));
       } catch (error) {
         // A reservation that timed out may still run when the store wakes up: the release sent after
         // it on the same connection undoes it then (settling an unknown reservation does nothing).

@@ -22,6 +22,8 @@ export interface ReserveRequest extends AccountRef {
   amount: number;
   /** The reservation to create, or to add to when it exists. */
   reservationId: string;
+  /** Credits added to a reservation made earlier (which may have a row of its own): never from a block of credits. */
+  adding?: boolean;
   /** The process holding the reservation (see owners.ts). */
   owner: string;
 }

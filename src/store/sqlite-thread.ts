@@ -239,7 +239,9 @@ class ThreadLedger implements CreditLedger {
     if (!this.leases) return this.withAllowance('reserve', request);
     // Credits added to a call whose first ones came from a block: they all go to a row of their own.
     if (this.leases.holds(request.reservationId)) await this.leases.materialize(request.reservationId);
-    else return this.leases.reserve(request);
+    // A new call's credits may come from a block; credits added to a reservation with a row of its
+    // own (pinned for a job, or reserved on the thread) go to that row.
+    else if (!request.adding) return this.leases.reserve(request);
     return this.withAllowance('reserve', request);
   }
 

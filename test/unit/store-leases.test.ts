@@ -154,4 +154,20 @@ for (const tested of new Set<SqliteEngine>(['wasm', defaultEngine()])) describe(
     for (const store of opened.splice(0)) await store.close();
     expect(inFile(dir, account.id)).toEqual({ used: 2, rows: 0 });
   });
+
+  it('credits added to a pinned reservation (a job learning its size) go to its row, not a block: it settles whole', async () => {
+    const dir = dataDir();
+    const accounts = await serving(await open(dir));
+    const { account, apiKey } = await accounts.create({ plan: 'Apex' });
+    await accounts.authenticate(apiKey);
+    const { reservation } = await accounts.reserve(account.id, 1);
+    await accounts.pin(reservation);
+    const { reservation: grown } = await accounts.reserve(account.id, 5, reservation);
+    await accounts.pin(grown);
+    const { reservation: grownAgain } = await accounts.reserve(account.id, 2, grown);
+    expect((await accounts.settle(grownAgain, 8)).charged).toBe(8);
+    expect((await accounts.balance(account)).used).toBe(8);
+    for (const store of opened.splice(0)) await store.close();
+    expect(inFile(dir, account.id)).toEqual({ used: 8, rows: 0 });
+  });
 });
