@@ -68,7 +68,7 @@ export function score(counts: Counts[]): Score {
   return { precision, recall, f1: (2 * precision * recall) / (precision + recall || 1) };
 }
 
-interface Page {
+export interface Page {
   id: string;
   html: string;
   expected: string;
@@ -93,7 +93,7 @@ function readHtml(file: string): string {
   return (file.endsWith('.gz') ? zlib.gunzipSync(bytes) : bytes).toString('utf8');
 }
 
-function benchmarkPages(dir: string): Page[] {
+export function benchmarkPages(dir: string): Page[] {
   const truth = JSON.parse(fs.readFileSync(path.join(dir, 'ground-truth.json'), 'utf8')) as Record<string, { articleBody?: string; type?: string }>;
   return Object.entries(truth).map(([id, entry]) => {
     const file = ['.html.gz', '.html'].map((ext) => path.join(dir, 'html', `${id}${ext}`)).find((f) => fs.existsSync(f));
@@ -102,31 +102,36 @@ function benchmarkPages(dir: string): Page[] {
   });
 }
 
-const withoutUrls = (markdown: string) => markdown.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1');
+export const withoutUrls = (markdown: string) => markdown.replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1');
 
 /** The formats scored: the text, markdown with its URLs (what a model reads), and markdown's words alone. */
-const SCORED = ['text', 'markdown', 'markdown words'] as const;
-type Scored = (typeof SCORED)[number];
+export const SCORED = ['text', 'markdown', 'markdown words'] as const;
+export type Scored = (typeof SCORED)[number];
+
+/** What an extractor gives for one page, in the formats it has (a format left out is not scored). */
+export type Outputs = (page: { id: string; html: string }) => Partial<Record<Scored, string>>;
 
 /** One page's outputs in the scored formats (main content). */
-function outputs(page: { id: string; html: string }): Record<Scored, string> {
+export function outputs(page: { id: string; html: string }): Record<Scored, string> {
   const run = (format: ContentFormat) => extractPage(page.html, { url: `https://example.com/${page.id}`, format, onlyMainContent: true }).content;
   const markdown = run('markdown');
   return { text: run('text'), markdown, 'markdown words': withoutUrls(markdown) };
 }
 
 /** Per-page F1 by format, for `--pages`. */
-type PageScores = Record<string, Record<string, number>>;
+export type PageScores = Record<string, Record<string, number>>;
 
 const f1Of = ([tp, fp, fn]: Counts) => (tp === 0 ? 0 : (2 * tp) / (2 * tp + fp + fn));
 
-export function scorePages(pages: Page[], perPage?: PageScores): Record<string, Score> {
+export function scorePages(pages: Page[], perPage?: PageScores, extract: Outputs = outputs): Record<string, Score> {
   const counts: Record<string, Counts[]> = {};
   const add = (key: string, value: Counts) => (counts[key] ??= []).push(value);
   for (const page of pages) {
-    const out = outputs(page);
+    const out = extract(page);
     for (const format of SCORED) {
-      const c = matchCounts(page.expected, out[format]);
+      const predicted = out[format];
+      if (predicted === undefined) continue;
+      const c = matchCounts(page.expected, predicted);
       add(format, c);
       if (page.type) add(`${format} [${page.type}]`, c);
       if (perPage) (perPage[page.id] ??= {})[format] = f1Of(c);
@@ -135,14 +140,14 @@ export function scorePages(pages: Page[], perPage?: PageScores): Record<string, 
   return Object.fromEntries(Object.entries(counts).map(([format, list]) => [`${format} (${list.length})`, score(list)]));
 }
 
-interface SnippetPage {
+export interface SnippetPage {
   id: string;
   html: string;
   with: string[];
   without: string[];
 }
 
-function snippetPages(dir: string): SnippetPage[] {
+export function snippetPages(dir: string): SnippetPage[] {
   const data = JSON.parse(fs.readFileSync(path.join(dir, 'evaldata.json'), 'utf8')) as Record<string, { file: string; with?: string[]; without?: string[] }>;
   return Object.values(data)
     .filter((entry) => fs.existsSync(path.join(dir, 'eval', entry.file)))
@@ -153,12 +158,14 @@ function snippetPages(dir: string): SnippetPage[] {
 const words = (text: string) => ` ${(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(' ')} `;
 
 /** trafilatura's measure: a "with" sentence found is a true positive, a "without" sentence found a false positive. */
-export function scoreSnippets(pages: SnippetPage[], perPage?: PageScores): Record<string, Score> {
+export function scoreSnippets(pages: SnippetPage[], perPage?: PageScores, extract: Outputs = outputs): Record<string, Score> {
   const totals: Record<string, [tp: number, fp: number, fn: number]> = {};
   for (const page of pages) {
-    const out = outputs(page);
+    const out = extract(page);
     for (const format of ['text', 'markdown words'] as const) {
-      const found = words(out[format]);
+      const output = out[format];
+      if (output === undefined) continue;
+      const found = words(output);
       const has = (snippet: string) => words(snippet).trim() !== '' && found.includes(words(snippet));
       const tp = page.with.filter(has).length;
       const fp = page.without.filter(has).length;
@@ -179,18 +186,23 @@ export function scoreSnippets(pages: SnippetPage[], perPage?: PageScores): Recor
   );
 }
 
-function print(label: string, scores: Record<string, Score>): void {
+export function print(label: string, scores: Record<string, Score>): void {
   console.log(`main text, ${label}:`);
   for (const [format, s] of Object.entries(scores)) {
     console.log(`  ${format.padEnd(30)} precision ${s.precision.toFixed(3)}  recall ${s.recall.toFixed(3)}  F1 ${s.f1.toFixed(3)}`);
   }
 }
 
+/** Every n-th page of a set by id order (the sampling of `--every`). */
+export function sampleEvery<T extends { id: string }>(pages: T[], every: number): T[] {
+  return [...pages].sort((a, b) => (a.id < b.id ? -1 : 1)).filter((_, i) => i % every === 0);
+}
+
 export async function benchQuality(args: string[] = []): Promise<void> {
   const values = (flag: string) => args.flatMap((arg, i) => (arg === flag && args[i + 1] ? [args[i + 1]] : []));
   const perPage: Record<string, PageScores> = {};
   const every = Number(values('--every')[0] ?? 1);
-  const sample = <T extends { id: string }>(pages: T[]) => [...pages].sort((a, b) => (a.id < b.id ? -1 : 1)).filter((_, i) => i % every === 0);
+  const sample = <T extends { id: string }>(pages: T[]) => sampleEvery(pages, every);
   if (!args.includes('--no-fixtures')) {
     const fixtures = fixturePages();
     print(`${fixtures.length} real pages of test/fixtures/web against their expected.html`, scorePages(fixtures, (perPage.fixtures = {})));
