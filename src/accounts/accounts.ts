@@ -111,8 +111,8 @@ export class Accounts {
       if (held.owner === this.owner) continue;
       if (!gone.has(held.owner)) gone.set(held.owner, await ownerGone(this.store, held.owner));
       if (!gone.get(held.owner)) continue;
-      const { found } = await this.store.ledger.settle({ ...this.ref(held.account), reservationId: held.id, period: creditPeriod(this.clock()), actual: 0 });
-      if (found) returned += held.amount;
+      const settled = await this.store.ledger.settle({ ...this.ref(held.account), reservationId: held.id, period: creditPeriod(this.clock()), actual: 0 });
+      if (settled.found) returned += settled.returned ?? held.amount;
     }
     return returned;
   }

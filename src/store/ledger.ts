@@ -60,8 +60,10 @@ export interface CreditLedger {
   /**
    * Removes the reservation and turns it into the actual charge (capped by the allowance).
    * A reservation that no longer exists (already settled, or returned by the sweep) charges nothing.
+   * `returned`: the credits it gave back, where that is not simply the reservation as listed (SQLite: a
+   * dead process's block, less the charges its journal kept, store/keep-journal.ts).
    */
-  settle(request: SettleRequest, options?: SettleOptions): Promise<{ charged: number; used: number; found: boolean; record?: string }>;
+  settle(request: SettleRequest, options?: SettleOptions): Promise<{ charged: number; used: number; found: boolean; record?: string; returned?: number }>;
   /**
    * Closes a reservation charged exactly as reserved: its credits are already in the usage, so only
    * its row goes (no read, no usage write). On SQLite it shares the next group commit on the store's

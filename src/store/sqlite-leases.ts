@@ -8,9 +8,10 @@
  * gone), counted in the usage and checked against the allowance in the same transaction as every
  * reservation. So the blocks of all processes together never pass the balance, and a block is taken
  * only while the balance is far from its end (SqliteLedger.claim). A call then takes its credits from
- * the block here, with no wait, and its keep moves them from the block to the charged usage in a
- * durable commit before the call replies, as before. A kill -9 loses nothing: the sweep returns what
- * is left in the block, which holds exactly the credits not charged.
+ * the block here, with no wait, and its keep is made durable before the call replies, in this
+ * process's journal of kept charges (keep-journal.ts), folded into the block's row later. A kill -9
+ * loses nothing: the sweep folds the journal, then returns what is left in the block, which holds
+ * exactly the credits not charged.
  *
  * A reservation taken from a block is answered only while the account record is the one the block
  * was claimed under, as the file holds it now (wasm: the key cache, sqlite-key-cache.ts; node: a read
@@ -24,15 +25,24 @@ import { StoreFileError } from './sqlite.js';
 import type { ClaimRequest, ClaimResult } from './sqlite-store.js';
 import type { ReserveRequest } from './ledger.js';
 
-/** The most credits claimed beyond a call's at once (less near the end of a balance: SqliteLedger.claim). */
+/** The fewest credits claimed beyond a call's at once (less near the end of a balance: SqliteLedger.claim). */
 export const LEASE_BLOCK = 64;
+/** The most: a block lasts about BLOCK_LASTS_MS of a burst's calls, so a fast burst claims less often. */
+const LEASE_BLOCK_MAX = 1_024;
+const BLOCK_LASTS_MS = 500;
 /** A block unused this long goes back to the balance. */
 const IDLE_MS = 1_000;
+
 /**
- * When a block has fewer credits than this left, the next one is claimed in the background, so a
- * burst's reservations never wait for a claim (each waited for the commit in flight on the thread).
+ * The next claim's size, from the pace of the block's calls since its last claim: each claim is a
+ * commit, which on the wasm engine holds the store's thread (and every keep behind it) for the
+ * length of four fsyncs; at 500 calls a second blocks of 64 meant eight of them a second.
  */
-const TOP_UP_BELOW = LEASE_BLOCK / 2;
+function nextBlockSize(block: Block | undefined, now: number): number {
+  if (!block || block.takes === 0) return LEASE_BLOCK;
+  const perMs = block.takes / Math.max(1, now - block.claimedAt);
+  return Math.max(LEASE_BLOCK, Math.min(LEASE_BLOCK_MAX, Math.ceil(perMs * BLOCK_LASTS_MS)));
+}
 
 interface Block {
   leaseId: string;
@@ -45,11 +55,18 @@ interface Block {
   used: number;
   lastUse: number;
   timer?: NodeJS.Timeout;
+  /** The size of its last claim: when fewer than half of that are left, the next is claimed in the background. */
+  size: number;
+  /** When it was last claimed or topped up, and how many calls took from it since (nextBlockSize). */
+  claimedAt: number;
+  takes: number;
 }
 
 interface Taken {
   leaseId: string;
   amount: number;
+  account: string;
+  owner: string;
 }
 
 type Call = <T>(method: string, args: unknown[]) => Promise<T>;
@@ -70,6 +87,8 @@ export class LeasedCredits {
     private readonly claimOnThread: (request: Omit<ClaimRequest, 'allowanceOf'> & Pick<ReserveRequest, 'allowanceOf'>) => Promise<ClaimResult>,
     /** The account record as the file holds it now, when the key cache can tell without the thread. */
     private readonly current: (recordKey: string) => string | undefined,
+    /** Charges credits of a block, durable before it resolves (the thread's commit, or the journal of kept charges). */
+    private readonly keepLeased: (leaseId: string, amount: number, account: string, owner: string) => Promise<void>,
   ) {}
 
   /** A reservation of `request.amount`, from this process's block where it can, else claimed with one. */
@@ -92,7 +111,8 @@ export class LeasedCredits {
     if (block && block.period === request.period && current !== block.record) this.giveBack(block);
     const reuse = this.blocks.get(request.account);
     const leaseId = reuse && reuse.period === request.period ? reuse.leaseId : `lease:${request.owner}:${request.account}:${this.nextLease++}`;
-    const claim = this.claimOnThread({ ...request, leaseId, extra: LEASE_BLOCK });
+    const size = nextBlockSize(reuse, Date.now());
+    const claim = this.claimOnThread({ ...request, leaseId, extra: size });
     this.claiming.set(request.account, claim);
     let result: ClaimResult;
     try {
@@ -109,13 +129,16 @@ export class LeasedCredits {
     let target = this.blocks.get(request.account);
     if (!target || target.leaseId !== leaseId) {
       if (target) this.giveBack(target);
-      target = { leaseId, account: request.account, period: request.period, record: result.record, available: 0, used: result.used, lastUse: Date.now() };
+      target = { leaseId, account: request.account, period: request.period, record: result.record, available: 0, used: result.used, lastUse: Date.now(), size, claimedAt: Date.now(), takes: 0 };
       this.blocks.set(request.account, target);
     }
     target.available += result.leased;
+    target.size = size;
+    target.claimedAt = Date.now();
+    target.takes = 0;
     target.record = result.record;
     target.used = result.used + request.amount;
-    this.taken.set(request.reservationId, { leaseId, amount: request.amount });
+    this.taken.set(request.reservationId, { leaseId, amount: request.amount, account: request.account, owner: request.owner });
     this.touch(target);
     return { ok: true, used: target.used, record: result.record };
   }
@@ -130,7 +153,7 @@ export class LeasedCredits {
     const taken = this.taken.get(reservationId)!;
     this.taken.delete(reservationId);
     try {
-      await this.call('keepLeased', [taken.leaseId, taken.amount]);
+      await this.keepLeased(taken.leaseId, taken.amount, taken.account, taken.owner);
     } catch (error) {
       // The block is not what this process believes (its claim failed, or it was swept): start anew.
       const block = [...this.blocks.values()].find((b) => b.leaseId === taken.leaseId);
@@ -174,16 +197,20 @@ export class LeasedCredits {
     if (this.current(request.recordKey) !== block.record) return undefined;
     block.available -= request.amount;
     block.used += request.amount;
-    this.taken.set(request.reservationId, { leaseId: block.leaseId, amount: request.amount });
+    this.taken.set(request.reservationId, { leaseId: block.leaseId, amount: request.amount, account: request.account, owner: request.owner });
     this.touch(block);
-    if (block.available < TOP_UP_BELOW) this.topUp(block, request);
+    block.takes++;
+    // Fewer than half of the last claim left: the next one is claimed in the background, so a burst's
+    // reservations never wait for a claim (each would wait for the commit in flight on the thread).
+    if (block.available < block.size / 2) this.topUp(block, request);
     return { ok: true, used: block.used, record: block.record };
   }
 
   /** Claims more credits into a block that runs low, while its calls go on taking what is left. */
   private topUp(block: Block, request: ReserveRequest): void {
     if (this.claiming.has(block.account)) return;
-    const claim = this.claimOnThread({ ...request, amount: 0, reservationId: `${block.leaseId}:top-up`, leaseId: block.leaseId, extra: LEASE_BLOCK });
+    const size = nextBlockSize(block, Date.now());
+    const claim = this.claimOnThread({ ...request, amount: 0, reservationId: `${block.leaseId}:top-up`, leaseId: block.leaseId, extra: size });
     this.claiming.set(block.account, claim);
     claim.then(
       (result) => {
@@ -194,6 +221,9 @@ export class LeasedCredits {
           return;
         }
         block.available += result.leased;
+        block.size = size;
+        block.claimedAt = Date.now();
+        block.takes = 0;
       },
       () => undefined,
     ).finally(() => {

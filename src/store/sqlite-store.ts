@@ -4,6 +4,8 @@
  */
 import type { CreditLedger, HeldReservation, ReserveRequest, SettleRequest } from './ledger.js';
 import { SqliteFile, StoreFileError } from './sqlite.js';
+import fs from 'node:fs';
+import { parseSegment, segmentsOf } from './keep-journal.js';
 import type { Db, Row, SqlValue, SqliteEngine } from './sqlite-db.js';
 
 const SCHEMA = `
@@ -11,6 +13,7 @@ CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires INTEGER);
 CREATE TABLE IF NOT EXISTS usage (account TEXT PRIMARY KEY, period TEXT NOT NULL, used INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS reservations (id TEXT PRIMARY KEY, account TEXT NOT NULL, period TEXT NOT NULL, amount INTEGER NOT NULL, owner TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS folded_keeps (name TEXT PRIMARY KEY);
 `;
 
 /** The statements run through the connection's cache of prepared statements (sqlite-db.ts). */
@@ -129,6 +132,14 @@ export function readUsed(db: Db, account: string, period: string): number {
 }
 
 /** The credits of `account` sitting in processes' blocks (sqlite-leases.ts): claimed, not yet charged or shown. */
+const foldedName = (process: string) => `keeps-folded:${process}`;
+
+/** The last fold of a process's journal of kept charges the file holds (SqliteLedger.foldKeeps). */
+export function readFolded(db: Db, process: string): number {
+  const [row] = db.all('SELECT value FROM meta WHERE name = ?', [foldedName(process)]);
+  return row ? Number(row.value) : 0;
+}
+
 export function readLeased(db: Db, account: string): number {
   const [row] = db.all("SELECT SUM(amount) AS n FROM reservations WHERE account = ? AND id LIKE 'lease:%'", [account]);
   return (row?.n as number | null) ?? 0;
@@ -183,6 +194,11 @@ export interface ClaimRequest extends ReserveRequest {
   extra: number;
 }
 
+/** The fold of this process's journal of kept charges a ledger step's usage includes (SqliteLedger.foldKeeps). */
+export interface FoldedThrough {
+  folded?: number;
+}
+
 export interface ClaimResult {
   ok: boolean;
   used: number;
@@ -200,6 +216,10 @@ export class SqliteLedger implements CreditLedger {
 
   /** Reservations answered before their commit whose commit then failed: their keep or settle fails. */
   private readonly lost = new Set<string>();
+  /** The last fold of this process's journal of kept charges in the file, as the steps run now see it. */
+  private foldedThrough = 0;
+  /** Segments folded (their files removed by the caller after): their marks go with the next fold. */
+  private forget: string[] = [];
 
   /**
    * A reserve need not be on the disk before its answer: its call replies only after its keep or
@@ -216,7 +236,7 @@ export class SqliteLedger implements CreditLedger {
       if (this.lost.size >= 10_000) this.lost.clear();
       this.lost.add(request.reservationId);
     };
-    return this.file.transaction((db) => {
+    return this.file.transaction(this.stamped((db) => {
       const record = this.read(db, request.recordKey);
       const used = this.usedIn(db, request.account, request.period);
       if (record === undefined) return { ok: false, used };
@@ -230,7 +250,7 @@ export class SqliteLedger implements CreditLedger {
         [request.reservationId, request.account, request.period, request.amount, request.owner],
       );
       return { ok: true, used: this.shown(db, request.account, used + request.amount), record };
-    }, { early: this.file.engine === 'wasm', lost, unsynced: true });
+    }), { early: this.file.engine === 'wasm', lost, unsynced: true });
   }
 
   /**
@@ -246,7 +266,7 @@ export class SqliteLedger implements CreditLedger {
       this.lost.add(request.reservationId);
       this.lost.add(request.leaseId);
     };
-    return this.file.transaction((db): ClaimResult => {
+    return this.file.transaction(this.stamped((db): ClaimResult => {
       const record = this.read(db, request.recordKey);
       const used = this.usedIn(db, request.account, request.period);
       if (record === undefined) return { ok: false, used, leased: 0 };
@@ -266,15 +286,10 @@ export class SqliteLedger implements CreditLedger {
         [id, request.account, request.period, amount, request.owner],
       );
       return { ok: true, used: this.shown(db, request.account, used + amount), record, leased };
-    }, { early: true, lost, unsynced: true });
-  }
-
-  /** Charges `amount` of a lease row, as keep() does for a reservation of its own: durable before it resolves. */
-  keepLeased(leaseId: string, amount: number): Promise<void> {
-    return this.file.transaction((db) => {
-      this.checkNotLost(leaseId);
-      if (!this.takeFromLease(db, leaseId, amount)) throw new StoreFileError(this.file.file, 'the credits of this call were returned meanwhile (its process was taken for gone)');
-    });
+      // A block is answered after a durable commit: its calls' keeps go to the journal of kept charges
+      // (keep-journal.ts), which cannot know of a commit that failed after an early answer, nor make
+      // a block durable that a commit without fsync left in the WAL (node engine).
+    }), { early: request.extra === 0, lost, unsynced: request.extra === 0 });
   }
 
   /** Moves `amount` of a lease row to a reservation of its own (one a settle, an adopt or a job can use); false when gone. */
@@ -312,17 +327,95 @@ export class SqliteLedger implements CreditLedger {
    * The usage a caller is shown: credits in processes' lease blocks are not spent yet (a call's
    * credits taken from a block count once kept).
    */
+  /** A step's result with the fold of this process's journal it saw (foldKeeps). */
+  private stamped<T extends object>(step: (db: Db) => T): (db: Db) => T & FoldedThrough {
+    return (db) => ({ ...step(db), folded: this.foldedThrough });
+  }
+
   private shown(db: Db, account: string, used: number): number {
     return Math.max(0, used - readLeased(db, account));
+  }
+
+  /**
+   * Folds segments of this process's journal of kept charges (keep-journal.ts) into the lease rows:
+   * takes the kept credits out of the blocks and marks each segment folded, in one transaction. The
+   * caller removes the files once it resolves. `fold` numbers the fold: the steps answered after it
+   * in this thread's order say so (FoldedThrough), and the caller counts only later keeps on top.
+   */
+  foldKeeps(fold: number, segments: { name: string; kept: [string, number][] }[], process: string): Promise<void> {
+    const forget = this.forget.splice(0);
+    const before = this.foldedThrough;
+    return this.file
+      .transaction((db) => {
+        for (const name of forget) this.sql.run(db, 'DELETE FROM folded_keeps WHERE name = ?', [name]);
+        for (const segment of segments) this.applySegment(db, segment.name, new Map(segment.kept));
+        // For reads on another connection (node engine: the event loop's own, readFolded).
+        this.sql.run(db, 'INSERT OR REPLACE INTO meta(name, value) VALUES (?, ?)', [foldedName(process), String(fold)]);
+        this.foldedThrough = fold;
+      })
+      .then(
+        () => {
+          this.forget.push(...segments.map((segment) => segment.name));
+          if (this.forget.length > 10_000) this.forget.splice(0, this.forget.length - 10_000);
+        },
+        (error: unknown) => {
+          this.foldedThrough = before;
+          this.forget.push(...forget);
+          throw error;
+        },
+      );
+  }
+
+  /** A process closing, its journals folded: the number of its last fold goes. */
+  forgetFolds(process: string): Promise<void> {
+    return this.file.transaction((db) => this.sql.run(db, 'DELETE FROM meta WHERE name = ?', [foldedName(process)]));
+  }
+
+  /** Takes a segment's kept credits out of their lease rows, once (a segment marked folded is skipped). */
+  private applySegment(db: Db, name: string, kept: Map<string, number>): void {
+    if (this.sql.all(db, 'SELECT 1 FROM folded_keeps WHERE name = ?', [name]).length > 0) return;
+    for (const [leaseId, amount] of kept) {
+      const [row] = this.sql.all(db, 'SELECT amount FROM reservations WHERE id = ?', [leaseId]);
+      // A block the sweep returned while its process lived on (taken for gone, owners.ts): the
+      // credits kept after that are not in the file any more; the rest of the segment still counts.
+      const n = Math.min(amount, (row?.amount as number | undefined) ?? 0);
+      if (n > 0) this.takeFromLease(db, leaseId, n);
+    }
+    this.sql.run(db, 'INSERT INTO folded_keeps(name) VALUES (?)', [name]);
+  }
+
+  /**
+   * A dead process's journal of kept charges, folded before its blocks are returned (inside the
+   * sweep's settle): the charges it answered stay charged. Returns the files to remove after commit.
+   */
+  private foldJournalOf(db: Db, owner: string): string[] {
+    const files: string[] = [];
+    for (const { name, file } of segmentsOf(this.file.file, owner)) {
+      let text: string;
+      try {
+        text = fs.readFileSync(file, 'utf8');
+      } catch {
+        continue;
+      }
+      this.applySegment(db, name, parseSegment(text));
+      files.push(file);
+    }
+    return files;
   }
 
   private checkNotLost(reservationId: string): void {
     if (this.lost.has(reservationId)) throw new StoreFileError(this.file.file, 'the reservation of this call was not saved');
   }
 
-  settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string }> {
-    return this.file.transaction((db) => {
+  async settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string; returned?: number }> {
+    let folded: string[] = [];
+    const result = await this.file.transaction(this.stamped((db) => {
       this.checkNotLost(request.reservationId);
+      // Only the sweep settles a block (a dead process's): its journal of kept charges first.
+      if (request.reservationId.startsWith('lease:')) {
+        const [lease] = this.sql.all(db, 'SELECT owner FROM reservations WHERE id = ?', [request.reservationId]);
+        if (lease) folded = this.foldJournalOf(db, lease.owner as string);
+      }
       const record = this.read(db, request.recordKey);
       const used = this.usedIn(db, request.account, request.period);
       const [held] = this.sql.all(db, 'SELECT period, amount FROM reservations WHERE id = ?', [request.reservationId]);
@@ -336,8 +429,10 @@ export class SqliteLedger implements CreditLedger {
       if (delta > 0 && allowance !== null) delta = Math.min(delta, Math.max(0, allowance - used));
       const next = Math.max(0, used + delta);
       this.setUsed(db, request.account, request.period, next);
-      return { charged: amount + delta, used: this.shown(db, request.account, next), found: true, record };
-    });
+      return { charged: amount + delta, used: this.shown(db, request.account, next), found: true, record, returned: Math.max(0, -delta) };
+    }));
+    for (const file of folded) fs.rmSync(file, { force: true });
+    return result;
   }
 
   keep(reservationId: string): Promise<void> {
@@ -348,7 +443,7 @@ export class SqliteLedger implements CreditLedger {
   }
 
   usage(ref: { account: string; recordKey: string }, period: string): Promise<{ used: number; record?: string }> {
-    return this.file.transaction((db) => ({ used: this.shown(db, ref.account, this.usedIn(db, ref.account, period)), record: this.read(db, ref.recordKey) }), { early: true, unsynced: true });
+    return this.file.transaction(this.stamped((db) => ({ used: this.shown(db, ref.account, this.usedIn(db, ref.account, period)), record: this.read(db, ref.recordKey) })), { early: true, unsynced: true });
   }
 
   reservations(): Promise<HeldReservation[]> {

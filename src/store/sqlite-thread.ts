@@ -11,15 +11,19 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import { StoreFileError } from './sqlite.js';
 import { defaultEngine, openDb, type Db, type SqliteEngine } from './sqlite-db.js';
-import { readKey, readLeased, readReservations, readUsed } from './sqlite-store.js';
+import { readFolded, readKey, readLeased, readReservations, readUsed } from './sqlite-store.js';
+import { randomUUID } from 'node:crypto';
 import type { ThreadReply, ThreadRequest } from './sqlite-worker.js';
 import { SqliteKeyCache } from './sqlite-key-cache.js';
 import { LeasedCredits } from './sqlite-leases.js';
-import type { ClaimResult } from './sqlite-store.js';
+import type { ClaimResult, FoldedThrough } from './sqlite-store.js';
+import { KeepJournal } from './keep-journal.js';
 import type { AccountRef, CreditLedger, HeldReservation, ReserveRequest, SettleRequest } from './ledger.js';
 
 /** Remembered records and index targets, by key (only keys that exist get here): a bound all the same. */
 const REMEMBER_MAX = 10_000;
+/** How often this process folds its journal of kept charges into the file (keep-journal.ts). */
+const FOLD_EVERY_MS = 1_000;
 /** A plan that changes under a charge again and again is not normal; the caller hears of it. */
 const STALE_RETRIES = 5;
 
@@ -216,6 +220,13 @@ class ThreadLedger implements CreditLedger {
 
   /** wasm engine: reservations answered from this process's block of credits (sqlite-leases.ts). */
   private readonly leases?: LeasedCredits;
+  /** wasm engine: the journals of kept charges, by owner (keep-journal.ts). */
+  private readonly journals = new Map<string, KeepJournal>();
+  private folds = 0;
+  /** This process's name for its folds in the file (SqliteLedger.foldKeeps). */
+  private readonly foldsOf = randomUUID();
+  private foldTimer?: NodeJS.Timeout;
+  private folding?: Promise<void>;
 
   constructor(
     private readonly store: SqliteThreadStore,
@@ -231,8 +242,63 @@ class ThreadLedger implements CreditLedger {
         (method, args) => store.call(method, args),
         (request) => this.withAllowance<ClaimResult>('claim', request),
         current,
+        // A keep is an fdatasync of the journal on the event loop's side, never a wait for the store's
+        // thread (on wasm a commit is four fsyncs; on node:sqlite one, but behind the thread's queue).
+        (leaseId, amount, account, owner) => this.keepInJournal(leaseId, amount, account, owner),
       );
     }
+  }
+
+  private async keepInJournal(leaseId: string, amount: number, account: string, owner: string): Promise<void> {
+    let journal = this.journals.get(owner);
+    if (!journal) {
+      // One owner a process (accounts.ts); bounded all the same.
+      if (this.journals.size >= 64) throw new StoreFileError(this.store.location, 'too many owners keep charges in one process');
+      journal = new KeepJournal(this.store.location, owner);
+      this.journals.set(owner, journal);
+    }
+    await journal.append(leaseId, account, amount);
+    if (!this.foldTimer) {
+      this.foldTimer = setTimeout(() => {
+        this.foldTimer = undefined;
+        void this.fold().catch(() => undefined);
+      }, FOLD_EVERY_MS);
+      this.foldTimer.unref();
+    }
+  }
+
+  /**
+   * Folds what the journals kept into the file's lease rows (SqliteLedger.foldKeeps), one fold at a
+   * time; a fold that fails leaves its segments for the next.
+   */
+  private fold(): Promise<void> {
+    const run = async () => {
+      const fold = ++this.folds;
+      const taken = await Promise.all([...this.journals.values()].map(async (journal) => ({ journal, segments: await journal.seal(fold) })));
+      const segments = taken.flatMap(({ segments: list }) => list);
+      if (segments.length === 0) return;
+      try {
+        await this.store.call('foldKeeps', [fold, segments.map((segment) => ({ name: segment.name, kept: [...segment.kept] })), this.foldsOf]);
+      } catch (error) {
+        for (const { journal, segments: list } of taken) journal.putBack(list);
+        throw error;
+      }
+      for (const { journal, segments: list } of taken) await journal.remove(list);
+    };
+    const next = (this.folding ?? Promise.resolve()).catch(() => undefined).then(run);
+    this.folding = next;
+    return next.finally(() => {
+      if (this.folding === next) this.folding = undefined;
+    });
+  }
+
+  /** The usage a step's answer shows, with the charges this process kept and that step's file did not hold yet. */
+  private withKept<T extends { used: number } & FoldedThrough>(account: string, result: T): Omit<T, 'folded'> {
+    const { folded, ...rest } = result;
+    if (folded === undefined || this.journals.size === 0) return rest;
+    let kept = 0;
+    for (const journal of this.journals.values()) kept += journal.unfolded(account, folded);
+    return { ...rest, used: rest.used + kept };
   }
 
   async reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number; record?: string }> {
@@ -263,16 +329,24 @@ class ThreadLedger implements CreditLedger {
     if (this.leases?.holds(reservationId)) await this.leases.materialize(reservationId);
   }
 
-  /** Gives this process's blocks of credits back before the store closes. */
+  /** Gives this process's blocks of credits back and folds its journals before the store closes. */
   async close(): Promise<void> {
     await this.leases?.close();
+    if (this.foldTimer) clearTimeout(this.foldTimer);
+    for (let attempt = 0; attempt < 3 && [...this.journals.values()].some((journal) => journal.pending); attempt++) await this.fold().catch(() => undefined);
+    if (this.folds > 0) await this.store.call('forgetFolds', [this.foldsOf]).catch(() => undefined);
   }
 
   usage(ref: { account: string; recordKey: string }, period: string): Promise<{ used: number; record?: string }> {
     if (this.reader) {
-      return Promise.resolve().then(() => this.store.readHere((db) => ({ used: Math.max(0, readUsed(db, ref.account, period) - readLeased(db, ref.account)), record: readKey(db, ref.recordKey) })));
+      return Promise.resolve().then(() =>
+        this.withKept(
+          ref.account,
+          this.store.readHere((db) => ({ used: Math.max(0, readUsed(db, ref.account, period) - readLeased(db, ref.account)), record: readKey(db, ref.recordKey), folded: readFolded(db, this.foldsOf) })),
+        ),
+      );
     }
-    return this.store.call('usage', [{ account: ref.account, recordKey: ref.recordKey }, period]);
+    return this.store.call<{ used: number; record?: string } & FoldedThrough>('usage', [{ account: ref.account, recordKey: ref.recordKey }, period]).then((result) => this.withKept(ref.account, result));
   }
 
   reservations(): Promise<HeldReservation[]> {
@@ -295,9 +369,9 @@ class ThreadLedger implements CreditLedger {
       const record = this.records.get(request.recordKey);
       const hint = record === undefined ? undefined : { record, allowance: allowanceOf(record) };
       try {
-        const result = await this.store.call<R>(method, [plain], hint);
+        const result = await this.store.call<R & FoldedThrough>(method, [plain], hint);
         if (result.record !== undefined) remember(this.records, request.recordKey, result.record);
-        return result;
+        return (typeof (result as { used?: unknown }).used === 'number' ? this.withKept(request.account, result as R & FoldedThrough & { used: number }) : result) as R;
       } catch (error) {
         if (!(error instanceof StaleRecord) || error.record === undefined || attempt >= STALE_RETRIES) throw error;
         remember(this.records, request.recordKey, error.record);

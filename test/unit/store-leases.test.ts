@@ -44,15 +44,20 @@ async function serving(store: Store): Promise<Accounts> {
 const dataDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-leases-'));
 
 
-/** What the file itself says, read on a connection of its own. */
-function inFile(dir: string, account: string): { used: number; rows: number } {
-  const db = openDb(path.join(dir, 'gleaner.sqlite'), engine);
-  try {
-    const used = (db.all('SELECT used FROM usage WHERE account = ?', [account])[0]?.used as number | undefined) ?? 0;
-    const rows = db.all('SELECT COUNT(*) AS n FROM reservations WHERE account = ?', [account])[0]!.n as number;
-    return { used, rows };
-  } finally {
-    db.close();
+/** What the file itself says, read on a connection of its own (waiting while a store's commit holds the file). */
+async function inFile(dir: string, account: string): Promise<{ used: number; rows: number }> {
+  for (;;) {
+    const db = openDb(path.join(dir, 'gleaner.sqlite'), engine);
+    try {
+      const used = (db.all('SELECT used FROM usage WHERE account = ?', [account])[0]?.used as number | undefined) ?? 0;
+      const rows = db.all('SELECT COUNT(*) AS n FROM reservations WHERE account = ?', [account])[0]!.n as number;
+      return { used, rows };
+    } catch (error) {
+      if (!/locked|busy/i.test((error as Error).message)) throw error;
+    } finally {
+      db.close();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
 
@@ -61,7 +66,7 @@ for (const tested of new Set<SqliteEngine>(['wasm', defaultEngine()])) describe(
     engine = tested;
   });
 
-  it('a burst of 1-credit charges goes to the store’s thread for its keeps, and for a few claims', async () => {
+  it('a burst of 1-credit charges goes to the store’s thread for a few claims only', async () => {
     const store = await open(dataDir());
     const accounts = await serving(store);
     const { account, apiKey } = await accounts.create({ plan: 'Apex' });
@@ -78,7 +83,10 @@ for (const tested of new Set<SqliteEngine>(['wasm', defaultEngine()])) describe(
     );
     expect(steps.get('reserve') ?? 0).toBe(0);
     expect(steps.get('claim')).toBeLessThanOrEqual(8);
-    expect(steps.get('keepLeased')).toBe(200);
+    // Their keeps never go to the thread: an fdatasync of the journal of kept charges for each group of
+    // them, folded into the file about once a second (store-keep-journal.test.ts).
+    expect(steps.get('keep') ?? 0).toBe(0);
+    expect(steps.get('foldKeeps') ?? 0).toBeLessThanOrEqual(10);
     // Shown: the 200 charged, not the rest of the block.
     expect((await accounts.balance(account)).used).toBe(200);
   });
@@ -99,7 +107,8 @@ for (const tested of new Set<SqliteEngine>(['wasm', defaultEngine()])) describe(
       await accounts.keep((await reserving).reservation);
     }
     expect(waited).toBe(1);
-    expect(steps.get('claim')).toBeGreaterThanOrEqual(300 / 64);
+    // Blocks grow with the pace of the calls (sqlite-leases.ts, nextBlockSize): more than one claim, each a top-up.
+    expect(steps.get('claim')).toBeGreaterThanOrEqual(2);
     expect((await accounts.balance(account)).used).toBe(300);
   });
 
@@ -119,9 +128,9 @@ for (const tested of new Set<SqliteEngine>(['wasm', defaultEngine()])) describe(
     expect(outcomes.filter((o) => o.status === 'rejected').every((o) => (o as PromiseRejectedResult).reason.code === 'CREDITS_EXHAUSTED')).toBe(true);
     expect(charged).toBeLessThanOrEqual(1_200);
     // Blocks still held count in the file's usage, so the file never shows more than the allowance.
-    expect(inFile(dir, account.id).used).toBeLessThanOrEqual(1_200);
+    expect((await inFile(dir, account.id)).used).toBeLessThanOrEqual(1_200);
     for (const store of opened.splice(0)) await store.close();
-    expect(inFile(dir, account.id), 'closed: blocks given back, only the charges stay').toEqual({ used: charged, rows: 0 });
+    expect(await inFile(dir, account.id), 'closed: blocks given back, only the charges stay').toEqual({ used: charged, rows: 0 });
   });
 
   it('a plan lowered by another connection stops the next reservation, even with credits left in the block', async () => {
@@ -152,7 +161,7 @@ for (const tested of new Set<SqliteEngine>(['wasm', defaultEngine()])) describe(
     expect((await accounts.settle(fourth.reservation, 1)).charged).toBe(1);
     expect((await accounts.balance(account)).used).toBe(2);
     for (const store of opened.splice(0)) await store.close();
-    expect(inFile(dir, account.id)).toEqual({ used: 2, rows: 0 });
+    expect(await inFile(dir, account.id)).toEqual({ used: 2, rows: 0 });
   });
 
   it('credits added to a pinned reservation (a job learning its size) go to its row, not a block: it settles whole', async () => {
@@ -168,6 +177,6 @@ for (const tested of new Set<SqliteEngine>(['wasm', defaultEngine()])) describe(
     expect((await accounts.settle(grownAgain, 8)).charged).toBe(8);
     expect((await accounts.balance(account)).used).toBe(8);
     for (const store of opened.splice(0)) await store.close();
-    expect(inFile(dir, account.id)).toEqual({ used: 8, rows: 0 });
+    expect(await inFile(dir, account.id)).toEqual({ used: 8, rows: 0 });
   });
 });
