@@ -47,9 +47,9 @@ export function parseSegment(text: string): Map<string, number> {
   return kept;
 }
 
-/** The segment files of an owner's journal, oldest first. */
-export function segmentsOf(storeFile: string, owner: string): { name: string; file: string }[] {
-  const tag = ownerTag(owner);
+/** The segment files of an owner's journal (of every owner when undefined), oldest first. */
+export function segmentsOf(storeFile: string, owner?: string): { name: string; file: string }[] {
+  const tag = owner === undefined ? undefined : ownerTag(owner);
   let names: string[];
   try {
     names = fs.readdirSync(keepsDir(storeFile));
@@ -58,7 +58,7 @@ export function segmentsOf(storeFile: string, owner: string): { name: string; fi
   }
   return names
     .map((name) => ({ name, match: SEGMENT.exec(name) }))
-    .filter(({ match }) => match?.[1] === tag)
+    .filter(({ match }) => match && (tag === undefined || match[1] === tag))
     .sort((a, b) => Number(a.match![2]) - Number(b.match![2]))
     .map(({ name }) => ({ name, file: path.join(keepsDir(storeFile), name) }));
 }

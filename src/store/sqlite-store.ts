@@ -38,7 +38,22 @@ export class SqliteStore {
   static async open(path: string, engine: SqliteEngine): Promise<SqliteStore> {
     const store = new SqliteStore(await SqliteFile.open(path, SCHEMA, engine));
     await store.file.transaction((db) => importKeyvTable(db));
+    await store.removeFoldedSegments();
     return store;
+  }
+
+  /**
+   * Journal segments folded whose files a crash left (between a fold's commit and their removal):
+   * their marks say so; file and mark go. Segments not folded wait for their process or the sweep.
+   */
+  private async removeFoldedSegments(): Promise<void> {
+    const segments = segmentsOf(this.file.file);
+    if (segments.length === 0) return;
+    const folded = await this.file.transaction((db) => segments.filter(({ name }) => this.sql.all(db, 'SELECT 1 FROM folded_keeps WHERE name = ?', [name]).length > 0));
+    for (const { file } of folded) fs.rmSync(file, { force: true });
+    await this.file.transaction((db) => {
+      for (const { name } of folded) this.sql.run(db, 'DELETE FROM folded_keeps WHERE name = ?', [name]);
+    });
   }
 
   get location(): string {

@@ -121,6 +121,19 @@ for (const tested of new Set<SqliteEngine>(['wasm', defaultEngine()])) describe(
     expect((await accounts.balance(account)).used).toBe(0);
   });
 
+  it('a store opening removes the segment files a crash left after their fold, and keeps those not folded', async () => {
+    const dir = dataDir();
+    await serving(dir);
+    const folder = keepsDir(storeFile(dir));
+    fs.mkdirSync(folder, { recursive: true });
+    const [done, waiting] = [`${ownerTag('a')}.7.keeps`, `${ownerTag('b')}.1.keeps`];
+    await onFile(dir, (db) => db.run('INSERT INTO folded_keeps(name) VALUES (?)', [done]));
+    for (const name of [done, waiting]) fs.writeFileSync(path.join(folder, name), 'lease:x\t1\n');
+    await openStore({ dataDir: dir, sqliteEngine: engine }).then((store) => opened.push(store));
+    expect(segmentFiles(dir)).toEqual([waiting]);
+    expect(await onFile(dir, (db) => db.all('SELECT COUNT(*) AS n FROM folded_keeps')[0]!.n)).toBe(0);
+  });
+
   it('a segment’s complete lines are what counts', () => {
     expect([...parseSegment('lease:a\t1\nlease:b\t2\nlease:a\t3\nlease:b\t')]).toEqual([
       ['lease:a', 4],
