@@ -179,7 +179,9 @@ export class KeepJournal {
         let segment: Segment | undefined;
         try {
           segment = await this.segment();
-          await segment.handle!.write(group.map((item) => `${item.lease}\t${item.amount}\n`).join(''));
+          const bytes = Buffer.from(group.map((item) => `${item.lease}\t${item.amount}\n`).join(''));
+          // A write to a file may be short: the rest follows (O_APPEND), or the recovery would miss lines.
+          for (let written = 0; written < bytes.length; ) written += (await segment.handle!.write(bytes, written)).bytesWritten;
           await segment.handle!.datasync();
         } catch (error) {
           // A segment a write failed in may hold part of this group: no more appends to it (the fold
