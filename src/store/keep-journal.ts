@@ -21,7 +21,8 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import fsp, { type FileHandle } from 'node:fs/promises';
+import fsp from 'node:fs/promises';
+import type { JournalThread } from './keep-journal-thread.js';
 import path from 'node:path';
 import { StoreFileError } from './sqlite.js';
 
@@ -30,6 +31,9 @@ export const keepsDir = (storeFile: string) => `${storeFile}.keeps`;
 
 /** A process's journal files are named after its owner id, hashed: a bounded, safe file name. */
 export const ownerTag = (owner: string) => createHash('sha256').update(owner).digest('hex').slice(0, 16);
+
+/** The longest a group of keeps waits for others on their way (a fraction of a slow disk's fdatasync). */
+const GATHER_MS = 1;
 
 const SEGMENT = /^([0-9a-f]{16})\.(\d+)\.keeps$/;
 
@@ -71,7 +75,6 @@ export interface Segment {
   kept: Map<string, number>;
   /** The same credits by account (what the usage shown adds until the fold). */
   byAccount: Map<string, number>;
-  handle?: FileHandle;
   /** The fold that took it (SqliteLedger.foldKeeps); undefined while none has. */
   fold?: number;
 }
@@ -105,11 +108,16 @@ export class KeepJournal {
   private readonly unsynced = new Map<string, number>();
   private flushing = false;
   private sealWaiters: { fold: number; resolve: (segments: Segment[]) => void }[] = [];
-  private dirReady = false;
+
+  /** Wakes a group waiting for the keeps still on their way (GATHER_MS). */
+  private gathered?: () => void;
 
   constructor(
     private readonly storeFile: string,
     private readonly owner: string,
+    private readonly thread: JournalThread,
+    /** Whether calls that will keep soon hold credits now (sqlite-leases.ts): worth a short wait for. */
+    private readonly moreComing: () => boolean = () => false,
   ) {}
 
   /** Resolves once the keep is on the disk; rejects when the journal cannot be written. */
@@ -117,6 +125,7 @@ export class KeepJournal {
     add(this.unsynced, account, amount);
     return new Promise<void>((resolve, reject) => {
       this.waiting.push({ lease, account, amount, resolve, reject });
+      if (this.gathered && !this.moreComing()) this.gathered();
       if (!this.flushing) {
         this.flushing = true;
         void this.flush();
@@ -166,7 +175,7 @@ export class KeepJournal {
   async remove(segments: Segment[]): Promise<void> {
     this.segments = this.segments.filter((segment) => !segments.includes(segment));
     for (const segment of segments) {
-      await segment.handle?.close().catch(() => undefined);
+      await this.thread.close(segment.file).catch(() => undefined);
       await fsp.rm(segment.file, { force: true });
     }
   }
@@ -174,15 +183,25 @@ export class KeepJournal {
   private async flush(): Promise<void> {
     try {
       while (this.waiting.length > 0) {
+        // Calls that hold credits will keep soon: wait a moment for them, so that they share this
+        // fdatasync instead of waiting for it and then for one of their own (PostgreSQL's commit_delay).
+        // Without it, a steady load splits into two cohorts that each wait two fdatasyncs.
+        if (this.moreComing()) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, GATHER_MS);
+            this.gathered = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          this.gathered = undefined;
+        }
         const group = this.waiting;
         this.waiting = [];
         let segment: Segment | undefined;
         try {
-          segment = await this.segment();
-          const bytes = Buffer.from(group.map((item) => `${item.lease}\t${item.amount}\n`).join(''));
-          // A write to a file may be short: the rest follows (O_APPEND), or the recovery would miss lines.
-          for (let written = 0; written < bytes.length; ) written += (await segment.handle!.write(bytes, written)).bytesWritten;
-          await segment.handle!.datasync();
+          segment = this.segment();
+          await this.thread.append(segment.file, Buffer.from(group.map((item) => `${item.lease}\t${item.amount}\n`).join('')));
         } catch (error) {
           // A segment a write failed in may hold part of this group: no more appends to it (the fold
           // counts what was answered, from memory), the next group goes to a new one.
@@ -208,24 +227,11 @@ export class KeepJournal {
     }
   }
 
-  private async segment(): Promise<Segment> {
+  /** The segment appends go to; its file is made by the journal's thread with the first of them. */
+  private segment(): Segment {
     if (this.open) return this.open;
-    const dir = keepsDir(this.storeFile);
-    if (!this.dirReady) {
-      await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
-      this.dirReady = true;
-    }
     const name = `${ownerTag(this.owner)}.${++this.seq}.keeps`;
-    const file = path.join(dir, name);
-    const handle = await fsp.open(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPEND, 0o600);
-    // The new file's name must survive a power cut too, before any keep in it is answered.
-    const folder = await fsp.open(dir, 'r');
-    try {
-      await folder.sync();
-    } finally {
-      await folder.close();
-    }
-    const segment: Segment = { name, file, kept: new Map(), byAccount: new Map(), handle };
+    const segment: Segment = { name, file: path.join(keepsDir(this.storeFile), name), kept: new Map(), byAccount: new Map() };
     this.segments.push(segment);
     this.open = segment;
     return segment;

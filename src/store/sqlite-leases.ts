@@ -143,6 +143,11 @@ export class LeasedCredits {
     return { ok: true, used: target.used, record: result.record };
   }
 
+  /** Calls holding credits of a block that have not kept or released them yet: keeps on their way. */
+  get outstanding(): number {
+    return this.taken.size;
+  }
+
   /** Whether this reservation's credits are in a block (not a row of its own). */
   holds(reservationId: string): boolean {
     return this.taken.has(reservationId);

@@ -8,7 +8,8 @@
  * read never waits for a writer (WAL readers see the last commit). On the wasm engine the file's lock
  * is taken by readers too, so reads go to the store's thread, between its commits.
  */
-import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
+import { startThread } from './thread-script.js';
 import { StoreFileError } from './sqlite.js';
 import { defaultEngine, openDb, type Db, type SqliteEngine } from './sqlite-db.js';
 import { readFolded, readKey, readLeased, readReservations, readUsed } from './sqlite-store.js';
@@ -18,6 +19,7 @@ import { SqliteKeyCache } from './sqlite-key-cache.js';
 import { LeasedCredits } from './sqlite-leases.js';
 import type { ClaimResult, FoldedThrough } from './sqlite-store.js';
 import { KeepJournal } from './keep-journal.js';
+import { JournalThread } from './keep-journal-thread.js';
 import type { AccountRef, CreditLedger, HeldReservation, ReserveRequest, SettleRequest } from './ledger.js';
 
 /** Remembered records and index targets, by key (only keys that exist get here): a bound all the same. */
@@ -71,19 +73,10 @@ export class SqliteThreadStore {
 
   /** Starts the store's thread on `file` and waits until the file is open and proven writable. */
   static async open(file: string, engine: SqliteEngine = defaultEngine()): Promise<SqliteThreadStore> {
-    const fromSources = import.meta.url.endsWith('.ts');
-    const script = new URL(fromSources ? './sqlite-worker.ts' : './sqlite-worker.js', import.meta.url);
     // The thread's commit notes (wasm engine) come on a channel of their own, which the key cache can
     // read synchronously (sqlite-key-cache.ts).
     const notes = new MessageChannel();
-    // From the TypeScript sources (tsx, vitest) the thread loads tsx first, then imports the .ts file.
-    const worker = fromSources
-      ? new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script.href)}); })`, {
-          eval: true,
-          workerData: { file, engine, notes: notes.port1 },
-          transferList: [notes.port1],
-        })
-      : new Worker(script, { workerData: { file, engine, notes: notes.port1 }, transferList: [notes.port1], execArgv: [] });
+    const worker = startThread('sqlite-worker', { workerData: { file, engine, notes: notes.port1 }, transferList: [notes.port1] });
     const ready = await new Promise<ThreadReply>((resolve) => {
       worker.once('message', resolve);
       worker.once('error', (error) => resolve({ id: 0, error: { kind: 'file', file, detail: error.message } }));
@@ -222,6 +215,7 @@ class ThreadLedger implements CreditLedger {
   private readonly leases?: LeasedCredits;
   /** wasm engine: the journals of kept charges, by owner (keep-journal.ts). */
   private readonly journals = new Map<string, KeepJournal>();
+  private readonly journalThread = new JournalThread();
   private folds = 0;
   /** This process's name for its folds in the file (SqliteLedger.foldKeeps). */
   private readonly foldsOf = randomUUID();
@@ -254,7 +248,7 @@ class ThreadLedger implements CreditLedger {
     if (!journal) {
       // One owner a process (accounts.ts); bounded all the same.
       if (this.journals.size >= 64) throw new StoreFileError(this.store.location, 'too many owners keep charges in one process');
-      journal = new KeepJournal(this.store.location, owner);
+      journal = new KeepJournal(this.store.location, owner, this.journalThread, () => (this.leases?.outstanding ?? 0) > 0);
       this.journals.set(owner, journal);
     }
     await journal.append(leaseId, account, amount);
@@ -335,6 +329,7 @@ class ThreadLedger implements CreditLedger {
     if (this.foldTimer) clearTimeout(this.foldTimer);
     for (let attempt = 0; attempt < 3 && [...this.journals.values()].some((journal) => journal.pending); attempt++) await this.fold().catch(() => undefined);
     if (this.folds > 0) await this.store.call('forgetFolds', [this.foldsOf]).catch(() => undefined);
+    await this.journalThread.stop();
   }
 
   usage(ref: { account: string; recordKey: string }, period: string): Promise<{ used: number; record?: string }> {
