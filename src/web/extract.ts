@@ -13,7 +13,6 @@ import { isNavigationLike, proseLength, removeNavigationBlocks } from './navigat
 import { unwrapContentNoscripts } from './noscript.js';
 import { mayBeQuestionPage, questionAndAnswers } from './questions.js';
 import { mainOverArticle, mayHaveMainElement } from './page-main.js';
-import { introBeforeArticle, mayHaveIntro } from './article-intro.js';
 import { extractPageMetadata } from './page-metadata.js';
 import { baseUrlOf, documentLinks } from './links.js';
 
@@ -363,11 +362,7 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
     if (answered && cleanText(answered.textContent)) main = answered;
     else if (thread) main = thread;
     else if (declared) main = declared;
-    else if (article?.content && articleText) {
-      main = article.content;
-      // The prose between the page's title and the article's block (an intro in a wrapper of its own).
-      if (!discussion && mayHaveIntro(html)) main.prepend(...introBeforeArticle(freshPage(html, base), main));
-    }
+    else if (article?.content && articleText) main = article.content;
     if (main) {
       try {
         cleanArticle(main, discussion);
