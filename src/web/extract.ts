@@ -12,6 +12,7 @@ import { isDiscussionPage, repliesKept, repliesLength, replySamples, threadConta
 import { isNavigationLike, proseLength, removeNavigationBlocks } from './navigation.js';
 import { unwrapContentNoscripts } from './noscript.js';
 import { mayBeQuestionPage, questionAndAnswers } from './questions.js';
+import { mainOverArticle, mayHaveMainElement } from './page-main.js';
 import { extractPageMetadata } from './page-metadata.js';
 import { baseUrlOf, documentLinks } from './links.js';
 
@@ -356,8 +357,11 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
     const thread = discussion && repliesChars > 0 && (articleText.length < repliesChars * THREAD_SHARE || lostPosts) ? wholeThread(html, base) : null;
     // A question and its answers marked up as such: their bodies, where Readability keeps one of them.
     const answered = mayBeQuestionPage(html) ? questionAndAnswers(freshPage(html, base)) : null;
+    // The page's declared main element, when Readability's article is a small part of it or lies outside it.
+    const declared = !discussion && !answered && !thread && mayHaveMainElement(html) ? mainOverArticle(freshPage(html, base), articleText ? (article?.content ?? null) : null) : null;
     if (answered && cleanText(answered.textContent)) main = answered;
     else if (thread) main = thread;
+    else if (declared) main = declared;
     else if (article?.content && articleText) main = article.content;
     if (main) {
       try {

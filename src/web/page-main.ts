@@ -1,0 +1,91 @@
+/**
+ * The page's own main element (`<main>`, `role="main"`) against Readability's article. Readability
+ * keeps one block and the siblings that score well with it; on pages whose content is many blocks
+ * (cards of a listing, a guide in several sections, a product's description and details) it keeps one
+ * of them, and on some pages a block outside the main element altogether (a rewards box, a newsletter
+ * form). When the page declares its main element and Readability's article is a small part of its
+ * prose, or mostly not inside it, the main element (its furniture out) is the better main text.
+ * docs/web-extraction.md (round 5) has the figures these bounds were kept on.
+ */
+import type { DomDocument, DomElement, DomNode } from './dom.js';
+import { isNavigationLike, proseLength } from './navigation.js';
+import { cleanArticle, namedComments } from './clean-article.js';
+
+/** What is furniture or controls inside a main element (its own menus, side boxes, forms, buttons). */
+const MAIN_FURNITURE =
+  'script, style, noscript, template, link, meta, svg, canvas, iframe, object, embed, nav, aside, footer, header, input, button, select, textarea, dialog, [role="navigation"], [role="dialog"], [role="search"], [hidden], [aria-hidden="true"]';
+/** The article's own markup: a box holding it is not a comment box, whatever its name. */
+const DECLARED_ARTICLE = 'h1, [itemprop="articleBody"], .entry-content, .post-content, .article-body';
+/** The share of the main element's prose under which Readability's article is one part of it, not the content. */
+const ARTICLE_SHARE = 0.25;
+/** The share of the article's text samples that must be inside the main element for the article to be part of it. */
+const INSIDE_SHARE = 0.5;
+/**
+ * Readability's article with this much prose is kept whatever its share: a long article is what it does
+ * well, and the rest of the main element beside one is comments and other stories.
+ */
+const LONG_ARTICLE = 2500;
+/** A main element with less prose than this is a wrapper of little, not the page's content. */
+const MIN_PROSE = 300;
+
+const collapse = (value: string | null | undefined) => (value ?? '').replace(/\s+/g, ' ').trim();
+
+/** Cheap test on the source, so pages without a main element are spared a second parse. */
+export const mayHaveMainElement = (html: string): boolean => /<main[\s>]|role=["']?main\b/i.test(html);
+
+/** The page's one outermost main element, or null when it has none or several. */
+function mainElementOf(doc: DomDocument): DomElement | null {
+  const all = [...doc.querySelectorAll('main, [role="main"]')];
+  const outermost = all.filter((element) => !all.some((other) => other !== element && contains(other, element)));
+  return outermost.length === 1 ? outermost[0] : null;
+}
+
+function contains(ancestor: DomNode, node: DomNode): boolean {
+  for (let at: DomNode | null = node.parentNode; at; at = at.parentNode) if (at === ancestor) return true;
+  return false;
+}
+
+/** The article's longest runs of text, to look for in the main element. */
+function samplesOf(article: DomElement, count = 8): string[] {
+  const runs: string[] = [];
+  const stack: DomNode[] = [article];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (node.nodeType === 3) {
+      const run = collapse(node.textContent);
+      if (run.length >= 30) runs.push(run.slice(0, 120));
+    } else if (node.nodeType === 1) for (const child of node.childNodes) stack.push(child);
+  }
+  return runs.sort((a, b) => b.length - a.length).slice(0, count);
+}
+
+/**
+ * The page's main element with its furniture out, when it should replace Readability's article: it is
+ * not navigation-like, holds some prose, and the article is either mostly outside it or holds less than
+ * ARTICLE_SHARE of its prose. Null otherwise. `doc` is a fresh parse of the page (it is changed).
+ */
+export function mainOverArticle(doc: DomDocument, article: DomElement | null): DomElement | null {
+  const main = mainElementOf(doc);
+  if (!main) return null;
+  for (const element of [...main.querySelectorAll(MAIN_FURNITURE)]) element.remove();
+  // Reader comments (this runs on pages that are no discussion), even where each comment is an <article>
+  // (WordPress themes), which the cleaning's box rule spares.
+  for (const element of [...main.querySelectorAll('[id], [class]')]) {
+    if (element.parentNode && namedComments(element) && !element.querySelector(DECLARED_ARTICLE)) element.remove();
+  }
+  // Measured as it would be returned: comments, related boxes, link lists and bylines out.
+  try {
+    cleanArticle(main);
+  } catch {
+    return null; // a tree too deep for the cleaning: Readability's article stays
+  }
+  const mainProse = proseLength(main);
+  if (mainProse < MIN_PROSE || isNavigationLike(main)) return null;
+  if (!article) return main;
+  const samples = samplesOf(article);
+  const mainText = collapse(main.textContent);
+  const inside = samples.filter((sample) => mainText.includes(sample)).length;
+  if (samples.length > 0 && inside < samples.length * INSIDE_SHARE) return main;
+  const articleProse = proseLength(article);
+  return articleProse < LONG_ARTICLE && articleProse < mainProse * ARTICLE_SHARE ? main : null;
+}

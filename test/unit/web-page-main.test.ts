@@ -1,0 +1,49 @@
+/**
+ * The page's declared main element over Readability's article (src/web/page-main.ts): a shop's page
+ * whose content is a short intro and product cards inside `<main>`, beside a rewards box outside it
+ * that has the longest paragraphs of the page (Readability picks the box); and an article inside
+ * `<main>` with a box of other stories after it, where Readability's article is kept.
+ */
+import { describe, expect, it } from 'vitest';
+import { extractPage } from '../../src/web/extract.js';
+
+const SHOES = [
+  ['Classic Clog', 'Lightweight clog with a roomy fit and a ventilated upper for all-day wear.'],
+  ['Classic Lined Clog', 'The same clog with a soft fuzzy lining that keeps your feet warm in winter.'],
+  ['Classic Platform Clog', 'A lifted sole adds height to the clog shape that made the brand famous.'],
+  ['Classic Sandal', 'An open sandal with the same cushioned footbed and a back strap that pivots.'],
+];
+const INTRO = 'Experience iconic comfort with our classic clogs, the timeless favourites that redefine casual footwear in every colour.';
+const REWARDS = [
+  'When you reach 100 points, you will automatically earn $5 in reward cash, which appears in your account within 72 hours, and once there, reward cash is good on any pair, even top brands, in stores, online, or through the app.',
+  'Members earn 1 point per $1 spent, superstar members earn 1.5 points per $1 spent, and card holders earn an additional point per $1 spent on the card, at any store, online, or in the app.',
+];
+
+const text = (html: string) => extractPage(html, { url: 'https://shoes.example/clogs', format: 'text', onlyMainContent: true }).content;
+
+describe("the page's main element over Readability's article", () => {
+  it('a listing in <main> is the main text, not a box of long paragraphs outside it', () => {
+    const cards = SHOES.map(([name, about]) => `<div class="product-tile"><h3>${name}</h3><p>${about}</p><span class="price">$49.99</span></div>`).join('');
+    const rewards = `<div class="rewards-drawer"><h2>Rewards</h2>${REWARDS.map((p) => `<p>${p}</p>`).join('')}</div>`;
+    const html = `<html><head><title>Clogs</title></head><body><header><a href="/">Shop</a></header><main><h1>Classic Clogs</h1><p>${INTRO}</p><div class="grid">${cards}</div></main>${rewards}<footer><p>Famous for shoes.</p></footer></body></html>`;
+    const out = text(html);
+    expect(out).toContain(INTRO);
+    for (const [name, about] of SHOES) {
+      expect(out).toContain(name);
+      expect(out).toContain(about);
+    }
+    for (const paragraph of REWARDS) expect(out).not.toContain(paragraph);
+  });
+
+  it('an article in <main> stays Readability\'s: the teasers after it do not come in', () => {
+    const paragraphs = Array.from(
+      { length: 6 },
+      (_, i) => `Paragraph ${i + 1} of the report: the council met on Tuesday, heard the engineers, and voted, after a long debate, to rebuild the harbour wall in granite rather than concrete.`,
+    );
+    const teasers = ['The quarry that gave the granite is a reserve now.', 'How the lifeboat station was built in 1961.', 'A walk along the harbour, from the plaque to the pier.'];
+    const html = `<html><head><title>Wall</title></head><body><main><article><h1>The wall</h1>${paragraphs.map((p) => `<p>${p}</p>`).join('')}</article><section class="more"><h2>Elsewhere</h2>${teasers.map((t) => `<div class="teaser"><h3>Story</h3><p>${t}</p></div>`).join('')}</section></main></body></html>`;
+    const out = text(html);
+    for (const paragraph of paragraphs) expect(out).toContain(paragraph);
+    for (const teaser of teasers) expect(out).not.toContain(teaser);
+  });
+});
