@@ -1,7 +1,7 @@
 /**
  * The keeps of calls charged from a block of credits (sqlite-leases.ts), made durable in a journal
- * file of this process, one append and one fdatasync for each group of them, on the event loop's side
- * (libuv's threads do the I/O). Before, each keep was a commit on the store's thread: on the wasm
+ * file of this process, one append and one fdatasync for each group of them, done by a thread of its
+ * own (keep-journal-worker.ts). Before, each keep was a commit on the store's thread: on the wasm
  * engine four fsyncs (journal, its header, the database, the journal's truncation), plus the commit in
  * flight; on node:sqlite one fsync, but behind the thread's queue. On a disk where an fsync takes 5 ms
  * a charged call waited 20 to 40 ms for its keep (docs/ledger.md).
@@ -94,9 +94,8 @@ function add(map: Map<string, number>, key: string, amount: number): void {
 }
 
 /**
- * One owner's journal (accounts.ts: one a process), written from the event loop: appends and
- * fdatasyncs run on libuv's threads, so a keep never waits for the store's thread, which may be in a
- * commit (four fsyncs on the wasm engine).
+ * One owner's journal (accounts.ts: one a process). Its groups go to the journal's thread, never to
+ * the store's thread, which may be in a commit (four fsyncs on the wasm engine).
  */
 export class KeepJournal {
   /** Segments appended to, oldest first; the last takes appends unless it was sealed. */
