@@ -220,6 +220,7 @@ class ThreadLedger implements CreditLedger {
   /** This process's name for its folds in the file (SqliteLedger.foldKeeps). */
   private readonly foldsOf = randomUUID();
   private foldTimer?: NodeJS.Timeout;
+  private closing = false;
   private folding?: Promise<void>;
 
   constructor(
@@ -236,8 +237,8 @@ class ThreadLedger implements CreditLedger {
         (method, args) => store.call(method, args),
         (request) => this.withAllowance<ClaimResult>('claim', request),
         current,
-        // A keep is an fdatasync of the journal on the event loop's side, never a wait for the store's
-        // thread (on wasm a commit is four fsyncs; on node:sqlite one, but behind the thread's queue).
+        // A keep is an fdatasync of the journal (keep-journal.ts), never a wait for the store's thread
+        // (on wasm a commit is four fsyncs; on node:sqlite one, but behind the thread's queue).
         (leaseId, amount, account, owner) => this.keepInJournal(leaseId, amount, account, owner),
       );
     }
@@ -252,13 +253,17 @@ class ThreadLedger implements CreditLedger {
       this.journals.set(owner, journal);
     }
     await journal.append(leaseId, account, amount);
-    if (!this.foldTimer) {
-      this.foldTimer = setTimeout(() => {
-        this.foldTimer = undefined;
-        void this.fold().catch(() => undefined);
-      }, FOLD_EVERY_MS);
-      this.foldTimer.unref();
-    }
+    this.foldSoon();
+  }
+
+  /** A fold in FOLD_EVERY_MS (again, if it fails: the store may be back by then). */
+  private foldSoon(): void {
+    if (this.foldTimer || this.closing) return;
+    this.foldTimer = setTimeout(() => {
+      this.foldTimer = undefined;
+      void this.fold().catch(() => this.foldSoon());
+    }, FOLD_EVERY_MS);
+    this.foldTimer.unref();
   }
 
   /**
@@ -326,6 +331,7 @@ class ThreadLedger implements CreditLedger {
   /** Gives this process's blocks of credits back and folds its journals before the store closes. */
   async close(): Promise<void> {
     await this.leases?.close();
+    this.closing = true;
     if (this.foldTimer) clearTimeout(this.foldTimer);
     for (let attempt = 0; attempt < 3 && [...this.journals.values()].some((journal) => journal.pending); attempt++) await this.fold().catch(() => undefined);
     if (this.folds > 0) await this.store.call('forgetFolds', [this.foldsOf]).catch(() => undefined);

@@ -91,7 +91,7 @@ for (const tested of new Set<SqliteEngine>(['wasm', defaultEngine()])) describe(
     expect((await accounts.balance(account)).used).toBe(200);
   });
 
-  it('a block running low is topped up in the background: in 300 charges one after another, no reservation but the first waits for the thread', async () => {
+  it('a block running low is topped up in the background: in 300 charges one after another, the calls wait for the first claim, not for every one', async () => {
     const store = await open(dataDir());
     const accounts = await serving(store);
     const { account, apiKey } = await accounts.create({ plan: 'Apex' });
@@ -106,9 +106,13 @@ for (const tested of new Set<SqliteEngine>(['wasm', defaultEngine()])) describe(
       if (first === 'thread') waited++;
       await accounts.keep((await reserving).reservation);
     }
-    expect(waited).toBe(1);
-    // Blocks grow with the pace of the calls (sqlite-leases.ts, nextBlockSize): more than one claim, each a top-up.
+    // Blocks grow with the pace of the calls (sqlite-leases.ts, nextBlockSize): more than one claim.
     expect(steps.get('claim')).toBeGreaterThanOrEqual(2);
+    // The first claim is waited for; on a quiet machine no other (a top-up comes in time). A keep is
+    // one fdatasync of the journal now and a claim a commit on the store's thread, so on a busy
+    // machine one top-up may come late; without top-ups every block is waited for (3 or more here).
+    expect(waited).toBeGreaterThanOrEqual(1);
+    expect(waited).toBeLessThanOrEqual(2);
     expect((await accounts.balance(account)).used).toBe(300);
   });
 
