@@ -13,8 +13,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openStore, type Store } from '../../src/store/store.js';
-import { defaultEngine, openDb, type SqliteEngine } from '../../src/store/sqlite-db.js';
+import { defaultEngine, type SqliteEngine } from '../../src/store/sqlite-db.js';
 import { Accounts } from '../../src/accounts/accounts.js';
+import { onStoreFile } from '../support/store-file.js';
 import { creditPeriod } from '../../src/accounts/clock.js';
 import { keepsDir, ownerTag, parseSegment } from '../../src/store/keep-journal.js';
 
@@ -40,20 +41,7 @@ const dataDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-keeps-'));
 const storeFile = (dir: string) => path.join(dir, 'gleaner.sqlite');
 const segmentFiles = (dir: string) => (fs.existsSync(keepsDir(storeFile(dir))) ? fs.readdirSync(keepsDir(storeFile(dir))) : []);
 
-/** Runs SQL on a connection of its own, waiting while a store's commit holds the file. */
-async function onFile<T>(dir: string, work: (db: ReturnType<typeof openDb>) => T): Promise<T> {
-  for (;;) {
-    const db = openDb(storeFile(dir), engine);
-    try {
-      return work(db);
-    } catch (error) {
-      if (!/locked|busy/i.test((error as Error).message)) throw error;
-    } finally {
-      db.close();
-    }
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+const onFile = <T>(dir: string, work: Parameters<typeof onStoreFile<T>>[2]) => onStoreFile(dir, engine, work);
 
 for (const tested of new Set<SqliteEngine>(['wasm', defaultEngine()])) describe(`${tested}: the journal of kept charges`, { timeout: 120_000 }, () => {
   beforeAll(() => {

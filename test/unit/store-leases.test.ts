@@ -14,8 +14,9 @@ import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openStore, type Store } from '../../src/store/store.js';
 import { countThreadSteps } from '../support/thread-steps.js';
-import { defaultEngine, openDb, type SqliteEngine } from '../../src/store/sqlite-db.js';
+import { defaultEngine, type SqliteEngine } from '../../src/store/sqlite-db.js';
 import { Accounts } from '../../src/accounts/accounts.js';
+import { onStoreFile } from '../support/store-file.js';
 
 const opened: Store[] = [];
 const started: Accounts[] = [];
@@ -44,21 +45,12 @@ async function serving(store: Store): Promise<Accounts> {
 const dataDir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'gleaner-leases-'));
 
 
-/** What the file itself says, read on a connection of its own (waiting while a store's commit holds the file). */
-async function inFile(dir: string, account: string): Promise<{ used: number; rows: number }> {
-  for (;;) {
-    const db = openDb(path.join(dir, 'gleaner.sqlite'), engine);
-    try {
-      const used = (db.all('SELECT used FROM usage WHERE account = ?', [account])[0]?.used as number | undefined) ?? 0;
-      const rows = db.all('SELECT COUNT(*) AS n FROM reservations WHERE account = ?', [account])[0]!.n as number;
-      return { used, rows };
-    } catch (error) {
-      if (!/locked|busy/i.test((error as Error).message)) throw error;
-    } finally {
-      db.close();
-    }
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+/** What the file itself says, read on a connection of its own. */
+function inFile(dir: string, account: string): Promise<{ used: number; rows: number }> {
+  return onStoreFile(dir, engine, (db) => ({
+    used: (db.all('SELECT used FROM usage WHERE account = ?', [account])[0]?.used as number | undefined) ?? 0,
+    rows: db.all('SELECT COUNT(*) AS n FROM reservations WHERE account = ?', [account])[0]!.n as number,
+  }));
 }
 
 for (const tested of new Set<SqliteEngine>(['wasm', defaultEngine()])) describe(`${tested}: 1-credit reservations are answered from a block of credits claimed in the file`, { timeout: 120_000 }, () => {
