@@ -1,7 +1,8 @@
 /**
  * The page's declared main element over Readability's article (src/web/page-main.ts): a shop's page
  * whose content is a short intro and product cards inside `<main>`, beside a rewards box outside it
- * that has the longest paragraphs of the page (Readability picks the box); and an article inside
+ * that has the longest paragraphs of the page (Readability picks the box), also when the page declares an
+ * FAQ in JSON-LD (no discussion for that); and an article inside
  * `<main>` with a box of other stories after it, where Readability's article is kept.
  */
 import { describe, expect, it } from 'vitest';
@@ -32,6 +33,20 @@ describe("the page's main element over Readability's article", () => {
       expect(out).toContain(name);
       expect(out).toContain(about);
     }
+    for (const paragraph of REWARDS) expect(out).not.toContain(paragraph);
+  });
+
+  it('a page that declares an FAQ (FAQPage with Question items in JSON-LD) is no discussion: the same listing is its main text', () => {
+    const faq = JSON.stringify({
+      '@context': 'https://schema.org',
+      '@type': 'FAQPage',
+      mainEntity: [{ '@type': 'Question', name: 'Do clogs run large?', acceptedAnswer: { '@type': 'Answer', text: 'Order your usual size.' } }],
+    });
+    const cards = SHOES.map(([name, about]) => `<div class="product-tile"><h3>${name}</h3><p>${about}</p></div>`).join('');
+    const rewards = `<div class="rewards-drawer"><h2>Rewards</h2>${REWARDS.map((p) => `<p>${p}</p>`).join('')}</div>`;
+    const html = `<html><head><title>Clogs</title><script type="application/ld+json">${faq}</script></head><body><main><h1>Classic Clogs</h1><p>${INTRO}</p><div class="grid">${cards}</div></main>${rewards}</body></html>`;
+    const out = text(html);
+    for (const [name, about] of SHOES) expect(out).toContain(about);
     for (const paragraph of REWARDS) expect(out).not.toContain(paragraph);
   });
 
