@@ -33,6 +33,32 @@ const collapse = (value: string | null | undefined) => (value ?? '').replace(/\s
 /** Cheap test on the source, so pages without a main element are spared a second parse. */
 export const mayHaveMainElement = (html: string): boolean => /<main[\s>]|role=["']?main\b/i.test(html);
 
+/** What makes a link a card: a heading or a block of its own inside it (a teaser's headline and summary, a product tile). */
+const CARD_INSIDE = 'h1, h2, h3, h4, h5, h6, p, div, ul, ol, section, article, figure';
+/** A card's text from this length: a headline and its summary, not a button or a labelled image. */
+const CARD_TEXT = 40;
+
+/**
+ * Links that wrap a whole card (headline, summary, picture: a listing's items, a shop's tiles) become
+ * the card with the link on its headline only. Wrapped in the link, a card's summary counts as link
+ * text, so a page of cards read as navigation and the cleaning took each card as a list of links.
+ */
+function unwrapCardLinks(main: DomElement, doc: DomDocument): void {
+  for (const link of [...main.querySelectorAll('a[href]')]) {
+    if (!link.parentNode || !link.querySelector(CARD_INSIDE) || collapse(link.textContent).length < CARD_TEXT) continue;
+    const card = doc.createElement('div');
+    card.append(...link.childNodes);
+    const headline = card.querySelector('h1, h2, h3, h4, h5, h6');
+    if (headline) {
+      const onHeadline = doc.createElement('a');
+      onHeadline.setAttribute('href', link.getAttribute('href') ?? '');
+      onHeadline.append(...headline.childNodes);
+      headline.append(onHeadline);
+    }
+    link.replaceWith(card);
+  }
+}
+
 /** The page's one outermost main element, or null when it has none or several. */
 function mainElementOf(doc: DomDocument): DomElement | null {
   const all = [...doc.querySelectorAll('main, [role="main"]')];
@@ -68,6 +94,7 @@ export function mainOverArticle(doc: DomDocument, article: DomElement | null): D
   const main = mainElementOf(doc);
   if (!main) return null;
   for (const element of [...main.querySelectorAll(MAIN_FURNITURE)]) element.remove();
+  unwrapCardLinks(main, doc);
   // Reader comments (this runs on pages that are no discussion), even where each comment is an <article>
   // (WordPress themes), which the cleaning's box rule spares.
   for (const element of [...main.querySelectorAll('[id], [class]')]) {
@@ -85,7 +112,9 @@ export function mainOverArticle(doc: DomDocument, article: DomElement | null): D
   const samples = samplesOf(article);
   const mainText = collapse(main.textContent);
   const inside = samples.filter((sample) => mainText.includes(sample)).length;
-  if (samples.length > 0 && inside < samples.length * INSIDE_SHARE) return main;
   const articleProse = proseLength(article);
+  // An article elsewhere on the page gives way to a main element with more prose than it, not to one of
+  // teasers beside a long article (a blog whose <main> holds only its related posts).
+  if (samples.length > 0 && inside < samples.length * INSIDE_SHARE) return articleProse < mainProse ? main : null;
   return articleProse < LONG_ARTICLE && articleProse < mainProse * ARTICLE_SHARE ? main : null;
 }

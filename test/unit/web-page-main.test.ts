@@ -50,6 +50,26 @@ describe("the page's main element over Readability's article", () => {
     for (const paragraph of REWARDS) expect(out).not.toContain(paragraph);
   });
 
+  it('a listing whose items are links around a headline and a summary (cards) is the main text, each summary in it', () => {
+    const stories = SHOES.map(([name, about]) => [`The ${name} is back`, `${about} It returns this week after a year away from the shelves.`]);
+    const cards = [...stories, ...stories].map(([headline, summary], i) => `<a class="card" href="/story/${i}"><div class="media"><img src="/p${i}.jpg" alt=""></div><div><h3>${headline}</h3><p>${summary}</p></div></a>`).join('');
+    const html = `<html><head><title>Shoe news</title></head><body><header><nav><a href="/">Home</a> <a href="/news">News</a></nav></header><main><h1>Shoe news</h1><section class="intro"><p>${INTRO}</p></section><section class="latest">${cards}</section></main></body></html>`;
+    const page = extractPage(html, { url: 'https://shoes.example/news', format: 'markdown', onlyMainContent: true }).content;
+    for (const [headline, summary] of stories) {
+      expect(page).toContain(summary);
+      expect(page).toContain(`[${headline}](https://shoes.example/story/`);
+    }
+  });
+
+  it('a long article outside <main> stays the main text when <main> holds only teaser cards', () => {
+    const paragraphs = Array.from({ length: 12 }, (_, i) => `Step ${i + 1} of the guide: write for the people who search for you, answer the questions they ask, and keep each page about one thing only.`);
+    const cards = [...SHOES, ...SHOES].map(([name, about], i) => `<a href="/post/${i}"><div><h3>${name}</h3><p>${about}</p></div></a>`).join('');
+    const html = `<html><head><title>Guide</title></head><body><div class="post"><h1>The guide</h1>${paragraphs.map((p) => `<p>${p}</p>`).join('')}</div><main><h2>Related articles</h2>${cards}</main></body></html>`;
+    const out = text(html);
+    for (const paragraph of paragraphs) expect(out).toContain(paragraph);
+    for (const [, about] of SHOES) expect(out).not.toContain(about);
+  });
+
   it('an article in <main> stays Readability\'s: the teasers after it do not come in', () => {
     const paragraphs = Array.from(
       { length: 6 },
