@@ -14,6 +14,8 @@ export default defineConfig({
     fileParallelism: true,
     maxWorkers: 2,
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // One temporary folder for the run, removed at its end (test/support/temp-root.ts).
+    globalSetup: ['./test/support/temp-root.ts'],
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       // Loopback and processes tests start servers, worker threads, ffmpeg, Chromium or Gleaner's own processes,
@@ -28,7 +30,7 @@ export default defineConfig({
         test: {
           name: 'processes',
           include: ['test/processes/**/*.test.ts'],
-          globalSetup: ['./test/support/build-cli.ts'],
+          globalSetup: ['./test/support/temp-root.ts', './test/support/build-cli.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
         },
