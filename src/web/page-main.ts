@@ -37,6 +37,8 @@ export const mayHaveMainElement = (html: string): boolean => /<main[\s>]|role=["
 const CARD_INSIDE = 'h1, h2, h3, h4, h5, h6, p, div, ul, ol, section, article, figure';
 /** A card's text from this length: a headline and its summary, not a button or a labelled image. */
 const CARD_TEXT = 40;
+/** Prose under which Readability's article is no article (its own bar for one is 500 characters of text). */
+const ARTICLE_PROSE = 500;
 
 /**
  * Links that wrap a whole card (headline, summary, picture: a listing's items, a shop's tiles) become
@@ -94,7 +96,8 @@ export function mainOverArticle(doc: DomDocument, article: DomElement | null): D
   const main = mainElementOf(doc);
   if (!main) return null;
   for (const element of [...main.querySelectorAll(MAIN_FURNITURE)]) element.remove();
-  unwrapCardLinks(main, doc);
+  // Cards are the content of a page without an article (a listing); beside an article they are teasers of other stories.
+  if (!article || proseLength(article) < ARTICLE_PROSE) unwrapCardLinks(main, doc);
   // Reader comments (this runs on pages that are no discussion), even where each comment is an <article>
   // (WordPress themes), which the cleaning's box rule spares.
   for (const element of [...main.querySelectorAll('[id], [class]')]) {

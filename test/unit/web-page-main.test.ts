@@ -61,6 +61,17 @@ describe("the page's main element over Readability's article", () => {
     }
   });
 
+  it('a short article in <main> beside a grid of teaser cards stays the main text: cards count only beside no article', () => {
+    const paragraphs = Array.from({ length: 4 }, (_, i) => `Part ${i + 1} of the essay: the summer I gave up on the band, I sold the records, kept the posters, and listened to nothing else for a year.`);
+    const stories = Array.from({ length: 24 }, (_, i) => [`Other story ${i + 1}`, `A summary of the other story number ${i + 1}, long enough to read as a sentence of its own.`]);
+    const cards = (from: number, to: number) =>
+      stories.slice(from, to).map(([headline, summary], i) => `<a href="/other/${from + i}"><div><h3>${headline}</h3><p>${summary}</p></div></a>`).join('');
+    const html = `<html><head><title>Essay</title></head><body><main><section class="highlights">${cards(0, 12)}</section><article><h1>The band</h1>${paragraphs.map((p) => `<p>${p}</p>`).join('')}</article><section class="more">${cards(12, 24)}</section></main></body></html>`;
+    const out = text(html);
+    for (const paragraph of paragraphs) expect(out).toContain(paragraph);
+    for (const [, summary] of stories) expect(out).not.toContain(summary);
+  });
+
   it('a long article outside <main> stays the main text when <main> holds only teaser cards', () => {
     const paragraphs = Array.from({ length: 12 }, (_, i) => `Step ${i + 1} of the guide: write for the people who search for you, answer the questions they ask, and keep each page about one thing only.`);
     const cards = [...SHOES, ...SHOES].map(([name, about], i) => `<a href="/post/${i}"><div><h3>${name}</h3><p>${about}</p></div></a>`).join('');
