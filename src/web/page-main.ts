@@ -116,8 +116,8 @@ export function mainOverArticle(doc: DomDocument, article: DomElement | null): D
   const mainText = collapse(main.textContent);
   const inside = samples.filter((sample) => mainText.includes(sample)).length;
   const articleProse = proseLength(article);
-  // An article elsewhere on the page gives way to a main element with more prose than it, not to one of
-  // teasers beside a long article (a blog whose <main> holds only its related posts).
-  if (samples.length > 0 && inside < samples.length * INSIDE_SHARE) return articleProse < mainProse ? main : null;
+  // An article elsewhere on the page gives way to the main element unless it is long: a blog whose <main>
+  // holds only its related posts keeps its article.
+  if (samples.length > 0 && inside < samples.length * INSIDE_SHARE) return articleProse < LONG_ARTICLE ? main : null;
   return articleProse < LONG_ARTICLE && articleProse < mainProse * ARTICLE_SHARE ? main : null;
 }
