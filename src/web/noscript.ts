@@ -24,7 +24,7 @@ function visibleTextLength(root: DomNode): number {
 }
 
 /** The text directly in a node, not in its elements. */
-const ownText = (node: DomNode): string => [...node.childNodes].filter((child) => child.nodeType === 3).map((child) => child.textContent ?? '').join(' ');
+const ownText = (node: DomNode): string => [...node.childNodes].filter((child) => child.nodeType === 3).map((child) => child.textContent ?? '').join('');
 
 /**
  * When the body's <noscript> blocks hold more text than the rest of the body, they become part of the

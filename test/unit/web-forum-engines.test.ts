@@ -112,4 +112,12 @@ describe('a thread sent in <noscript> whose posts quote markup', () => {
     const text = mainText(html, 'https://forum.example/t/the-harbour-wall/42');
     for (const post of [OPENING, ...REPLIES]) expect(text).toContain(post);
   });
+
+  it('a <noscript> holding markup written as text (a page saved after its scripts ran) is still no content', () => {
+    const pixels = Array.from({ length: 6 }, (_, i) => `&lt;div style="position:absolute;"&gt;&lt;img width=1 height=1 alt="" src="https://beacon.example/b?P=${i}&amp;T=1489053188"&gt;&lt;/div&gt;`).join('');
+    const html = `<html><body><main><h1>The harbour wall</h1><p>${OPENING}</p></main><noscript>${pixels}</noscript><noscript>${pixels}</noscript></body></html>`;
+    const text = mainText(html, 'https://news.example/the-harbour-wall');
+    expect(text).toContain(OPENING);
+    expect(text).not.toContain('beacon.example');
+  });
 });
