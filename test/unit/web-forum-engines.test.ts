@@ -15,7 +15,7 @@ const bodyOf = (html: string) => parseDocument(html).body as DomElement;
 
 /** An opening post of over 500 characters: on its own block, the earlier rules read it as an article body. */
 const OPENING =
-  'We are restoring the north wall of the harbour this summer and want to repoint it the way it was done in 1954. Does anyone know whether the masons used lime mortar or cement, and where the granite came from? The trust has a small grant for the work, and the contractor we spoke to wants to use a modern mix, which I doubt will last. Any photographs of the old joints, close enough to see the width and the finish, would help us argue the case at the next meeting of the harbour committee in August.';
+  'We are restoring the north wall of the harbour this summer and want to repoint it the way it was done in 1954. Does anyone know whether the masons used lime mortar or cement, and where the granite came from? The trust has a small grant for the work, and the contractor we spoke to wants to use a modern mix, which I doubt will last. Any photographs of the old joints, close enough to see the width and the finish, would help us argue the case at the next meeting of the harbour committee in August. Thanks in advance.';
 const REPLIES = [
   'My grandfather worked on that repair; he said the granite blocks were hauled up from the beach by a team of horses, and that the mortar was lime from the kiln at the point.',
   'The trust minutes of 1953 are in the library and name the quarry: the old one near the lighthouse, closed in 1971 and now a nature reserve with nesting seabirds in spring.',
@@ -105,8 +105,9 @@ describe('a Vanilla discussion: the opening post built like the replies, outside
 
 describe('a thread sent in <noscript> whose posts quote markup', () => {
   it('is read: a tag written in a post (a build log, a code sample) does not make the block markup as text', () => {
+    // As Discourse sends it: the replies marked up as schema.org Comments, the opening post not.
     const posts = [OPENING, ...REPLIES]
-      .map((text, i) => `<div id="post_${i + 1}" class="topic-body crawler-post"><div class="crawler-post-meta"><span class="creator"><a href="/u/m${i}">member${i}</a></span></div><div class="post"><p>${text}</p>${i === 1 ? '<pre><code>&lt;div class="wall"&gt;granite&lt;/div&gt;</code></pre>' : ''}</div></div>`)
+      .map((text, i) => `<div id="post_${i + 1}"${i ? ' itemprop="comment" itemscope itemtype="http://schema.org/Comment"' : ''} class="topic-body crawler-post"><div class="crawler-post-meta"><span class="creator"><a href="/u/m${i}">member${i}</a></span></div><div class="post"><p>${text}</p>${i === 1 ? '<pre><code>&lt;div class="wall"&gt;granite&lt;/div&gt;</code></pre>' : ''}</div></div>`)
       .join('');
     const html = `<html><head><title>The harbour wall - Island Forum</title></head><body><main id="app-shell"><a href="/">Island Forum</a> <span>Loading…</span></main><noscript data-path="/t/the-harbour-wall/42"><div id="main-outlet" class="wrap" role="main"><h1>The harbour wall</h1>${posts}</div></noscript></body></html>`;
     const text = mainText(html, 'https://forum.example/t/the-harbour-wall/42');
