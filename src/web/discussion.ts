@@ -6,6 +6,7 @@
  */
 import type { DomElement, DomNode } from './dom.js';
 import { namedComments } from './clean-article.js';
+import { jsonLdNodes, typesOf } from './page-metadata.js';
 
 /**
  * A discussion by its schema.org markup (DiscussionForumPosting, QAPage, Question, Comment) and the
@@ -16,6 +17,24 @@ export function hasDiscussionMarkup(html: string): boolean {
   if (/og:type"?\s+content="article|content="article"\s+property="og:type|"(?:News)?Article"|BlogPosting/.test(html)) return false;
   if (/DiscussionForumPosting|QAPage|itemtype="[^"]*Comment/.test(html)) return true;
   return /schema\.org\/Question|"@type"\s*:\s*"Question"/.test(html) && !/FAQPage/.test(html);
+}
+
+/** A thread or a question page as JSON-LD types it. */
+const THREAD_TYPE = /^(?:DiscussionForumPosting|QAPage)$/;
+/** An article, a blog post or a news story as JSON-LD types it (Article, NewsArticle, TechArticle, BlogPosting...). */
+const ARTICLE_TYPE = /^(?:\w*Article|BlogPosting|LiveBlogPosting)$/;
+
+/**
+ * A thread declared in the page's JSON-LD: an item (top level or in @graph) of type DiscussionForumPosting
+ * or QAPage, and none of an article's type. Forum engines (Invision, Vanilla, NodeBB) set og:type
+ * "article" on every topic, which the markup test above takes for an article; the JSON-LD says what the
+ * page is, so og:type does not outweigh it here.
+ */
+export function declaresThread(html: string, body: DomElement | null): boolean {
+  const doc = body?.ownerDocument;
+  if (!doc || !/DiscussionForumPosting|QAPage/.test(html) || !/application\/ld\+json/i.test(html)) return false;
+  const types = jsonLdNodes(doc).flatMap(typesOf);
+  return types.some((type) => THREAD_TYPE.test(type)) && !types.some((type) => ARTICLE_TYPE.test(type));
 }
 
 /** Elements whose text is no part of an article body: navigation, page furniture, controls, titles, links. */
@@ -61,22 +80,44 @@ export interface ThreadSignals {
   longestReply: number;
   /** Replies marked up as posts (schema.org itemtype Comment or Answer), not only named so. */
   markedPosts: number;
+  /** The article body (the block of most prose outside the replies) is a post built like the replies (openingPostLikeReplies). */
+  postLikeReplies: boolean;
 }
 
 
 /**
  * A forum's post by its name, where the engine marks up nothing (phpBB, MyBB): class `post` and an id that
- * ends in the post's number (`p550447`, `post_1324873`). A blog's article previews carry the same class
+ * ends in the post's number (`p550447`, `post_1324873`); with `byItsWord`, also a class holding a word for a
+ * post that the numbered id repeats (numberedAsItsClass). A blog's article previews carry the same class
  * and id (WordPress: `post-123 post type-post hentry`) and are not posts of a thread.
  */
-function isNamedPost(element: DomElement): boolean {
+function isNamedPost(element: DomElement, byItsWord: boolean): boolean {
   const names = element.getAttribute('class') ?? '';
-  return /(?:^|\s)post(?:\s|$)/i.test(names) && /\d$/.test(element.getAttribute('id') ?? '') && !/(?:^|\s)(?:type-post|hentry)(?:\s|$)/i.test(names);
+  const id = element.getAttribute('id') ?? '';
+  if (!/\d$/.test(id) || /(?:^|\s)(?:type-post|hentry)(?:\s|$)/i.test(names)) return false;
+  return /(?:^|\s)post(?:\s|$)/i.test(names) || (byItsWord && numberedAsItsClass(names, id));
+}
+
+/** A word of a name that says "one post of a thread" (in `ipsComment`, `ItemComment`, `message--post`, `crawler-post`). */
+const POST_WORD = /^(?:post|comment|reply|message)$/i;
+
+/** The words of a class or id: split at dashes, underscores and a lower-to-upper case change (`ipsComment_parent` → ips, Comment, parent). */
+const wordsOf = (name: string) => name.split(/[-_\s]+|(?<=[a-z])(?=[A-Z])/).filter(Boolean);
+
+/**
+ * A post numbered by the word of its class (Invision `article#elComment_4549108.ipsComment`, Vanilla
+ * `li#Comment_2396250.ItemComment`, XenForo `article#js-post-123.message--post`, Discourse's
+ * `div#post_3.crawler-post`): one of its class names holds a word for a post, and its id holds the same
+ * word before the number.
+ */
+function numberedAsItsClass(names: string, id: string): boolean {
+  const idWords = new Set(wordsOf(id).map((word) => word.toLowerCase()));
+  return wordsOf(names).some((word) => POST_WORD.test(word) && idWords.has(word.toLowerCase()));
 }
 
 /** Posts named so (isNamedPost) that stand with at least MIN_POSTS - 1 others under one parent: the posts of a thread. */
-function namedPosts(body: DomElement): DomElement[] {
-  const candidates = [...body.querySelectorAll('[id][class]')].filter(isNamedPost);
+function namedPosts(body: DomElement, byItsWord: boolean): DomElement[] {
+  const candidates = [...body.querySelectorAll('[id][class]')].filter((element) => isNamedPost(element, byItsWord));
   const perParent = new Map<DomNode | null, number>();
   for (const element of candidates) perParent.set(element.parentNode, (perParent.get(element.parentNode) ?? 0) + 1);
   return candidates.filter((element) => (perParent.get(element.parentNode) ?? 0) >= MIN_POSTS);
@@ -85,7 +126,9 @@ function namedPosts(body: DomElement): DomElement[] {
 /** Every reply element of the page (named as comments, marked up as a comment or an answer, or a forum's posts by name), nested ones included. */
 function replyElements(body: DomElement): DomElement[] {
   const replies = [...body.querySelectorAll('[class], [id], [itemtype], [itemprop]')].filter(isReplies);
-  const posts = namedPosts(body);
+  // Posts numbered under their class's word count only where the page marks up none of its replies as posts:
+  // where it does (XenForo's schema.org Comment), the markup says which are the replies.
+  const posts = namedPosts(body, !replies.some(isMarkedPost));
   if (posts.length === 0) return replies;
   const seen = new Set<DomElement>(replies);
   return [...replies, ...posts.filter((post) => !seen.has(post))];
@@ -177,6 +220,66 @@ function commonContainer(nodes: DomNode[], body: DomElement): DomElement {
   return (chain[0] as DomElement | undefined) ?? body;
 }
 
+/** An element's make: its tag and its class names in order (`DIV.Message userContent`); none for an element without classes. */
+function makeOf(element: DomElement): string | null {
+  const names = (element.getAttribute('class') ?? '').trim().split(/\s+/).filter(Boolean).sort().join(' ');
+  return names ? `${element.nodeName}.${names}` : null;
+}
+
+/** A part of a post holds at least this share of the post's text, on average over the posts: its body (or the body's wrapper). */
+const BODY_SHARE = 0.5;
+
+/**
+ * The opening post of a thread whose engine builds it like the replies but outside their list (Vanilla's
+ * discussion above its comments): the make (tag and classes) of the part that holds most of each reply's
+ * text, found in at least two replies, is looked for outside the reply boxes; the element of that make
+ * with the most text is the opening post's body. Null when no reply part is shared, or none is outside.
+ */
+function openingPostLikeReplies(body: DomElement, boxes: DomElement[], replies: DomElement[]): DomElement | null {
+  if (replies.length < 2) return null;
+  // For each make inside the replies: in how many replies it is, and the share of their text it holds.
+  const seen = new Map<string, { posts: number; share: number }>();
+  for (const reply of replies) {
+    const replyChars = collapsed(reply);
+    if (!replyChars) continue;
+    const inThis = new Map<string, number>();
+    for (const part of reply.querySelectorAll('[class]')) {
+      const make = makeOf(part);
+      if (make) inThis.set(make, Math.max(inThis.get(make) ?? 0, collapsed(part)));
+    }
+    for (const [make, chars] of inThis) {
+      const entry = seen.get(make) ?? { posts: 0, share: 0 };
+      entry.posts++;
+      entry.share += chars / replyChars;
+      seen.set(make, entry);
+    }
+  }
+  const bodyMakes = new Set([...seen].filter(([, { posts, share }]) => posts >= 2 && share / replies.length >= BODY_SHARE).map(([make]) => make));
+  if (bodyMakes.size === 0) return null;
+  // The opening post comes before the replies (after them, a post-like box is the reply form or an editor).
+  const boxSet = new Set<DomNode>(boxes);
+  let best: DomElement | null = null;
+  for (const element of body.querySelectorAll('*')) {
+    if (boxSet.has(element)) break;
+    const make = makeOf(element);
+    if (!make || !bodyMakes.has(make) || boxes.some((box) => contains(element, box)) || inForm(element, body)) continue;
+    if (!best || collapsed(element) > collapsed(best)) best = element;
+  }
+  return best && collapsed(best) > 0 ? best : null;
+}
+
+/** Inside a form, or holding a text field: the reply form and its editor, which forums build like a post. */
+function inForm(element: DomElement, body: DomElement): boolean {
+  if (element.querySelector('textarea, [contenteditable="true"]')) return true;
+  for (let at = element.parentNode as DomElement | null; at && at !== body; at = at.parentNode as DomElement | null) if (at.nodeName === 'FORM') return true;
+  return false;
+}
+
+function contains(ancestor: DomNode, node: DomNode): boolean {
+  for (let at: DomNode | null = node.parentNode; at; at = at.parentNode) if (at === ancestor) return true;
+  return false;
+}
+
 /** A thread's container holds at most this multiple of its replies' text, opening post included (more is the page around them). */
 const OPENING_POST_SHARE = 1.25;
 
@@ -197,6 +300,17 @@ export function threadContainer(body: DomElement): DomElement | null {
   // Replies scattered over the page (a sidebar's latest comments beside the posts): no one container is the thread.
   if (replies === body || collapsed(replies) > repliesChars * OPENING_POST_SHARE) return null;
   const heading = body.querySelector(MAIN_HEADING);
+  // An opening post built like the replies but outside their list (Vanilla): the container widened to it
+  // (and to the title when that adds little), if the wrapper of both is mostly the two.
+  const opening = openingPostLikeReplies(body, boxes, singleReplies(replyElements(body)));
+  if (opening) {
+    const bound = (collapsed(replies) + collapsed(opening)) * OPENING_POST_SHARE;
+    for (const targets of [heading ? [replies, opening, heading] : [], [replies, opening]]) {
+      if (!targets.length) continue;
+      const withPost = commonContainer(targets, body);
+      if (withPost !== body && collapsed(withPost) <= bound) return withPost;
+    }
+  }
   if (!heading || ancestorsOf(heading, body).includes(replies)) return replies;
   const withPost = commonContainer([replies, heading], body);
   // The opening post and its title, not the page around them (a forum's sidebars share the wrapper too).
@@ -209,7 +323,7 @@ const collapsed = (node: DomNode) => (node.textContent ?? '').replace(/\s+/g, ' 
 export function threadSignals(body: DomElement): ThreadSignals {
   const named = replyElements(body);
   // Too few to be a discussion: the walk below is spared (most pages).
-  if (named.length < MIN_POSTS) return { posts: named.length, commentChars: 0, proseChars: 0, bodyChars: 0, declaredBody: false, longestReply: 0, markedPosts: 0 };
+  if (named.length < MIN_POSTS) return { posts: named.length, commentChars: 0, proseChars: 0, bodyChars: 0, declaredBody: false, longestReply: 0, markedPosts: 0, postLikeReplies: false };
   const outermost = outermostOf(named, body);
   const boxes = new Set<DomNode>(outermost);
   const inBox = (element: DomElement) => {
@@ -241,9 +355,16 @@ export function threadSignals(body: DomElement): ThreadSignals {
     const inner = node === body || !INLINE.test(element.nodeName) ? node : block;
     for (const child of element.childNodes) stack.push([child, inner]);
   }
-  const bodyChars = Math.max(0, ...pooled.values());
-  const longestReply = Math.max(0, ...singleReplies(named).map(collapsed));
-  return { posts: named.length, commentChars, proseChars, bodyChars, declaredBody, longestReply, markedPosts: named.filter(isMarkedPost).length };
+  let bodyChars = 0;
+  let bodyBlock: DomNode | null = null;
+  for (const [block, chars] of pooled) if (chars > bodyChars) [bodyChars, bodyBlock] = [chars, block];
+  const singles = singleReplies(named);
+  const longestReply = Math.max(0, ...singles.map(collapsed));
+  // The block of most prose is the opening post when it is, holds, or mostly is an element built like the replies' bodies.
+  const opening = bodyBlock ? openingPostLikeReplies(body, outermost, singles) : null;
+  const postLikeReplies =
+    !!opening && !!bodyBlock && (opening === bodyBlock || contains(opening, bodyBlock) || (contains(bodyBlock, opening) && collapsed(opening) >= bodyChars * BODY_SHARE));
+  return { posts: named.length, commentChars, proseChars, bodyChars, declaredBody, longestReply, markedPosts: named.filter(isMarkedPost).length, postLikeReplies };
 }
 
 /**
@@ -256,13 +377,14 @@ export function threadSignals(body: DomElement): ThreadSignals {
  * long they are, and longer than each of them.
  */
 export function isThreadPage(body: DomElement): boolean {
-  const { posts, commentChars, proseChars, bodyChars, declaredBody, longestReply, markedPosts } = threadSignals(body);
-  // A post among posts: an opening post no longer than one of the replies, when they are marked up as posts.
-  const postSized = markedPosts >= MIN_POSTS && bodyChars < longestReply;
+  const { posts, commentChars, proseChars, bodyChars, declaredBody, longestReply, markedPosts, postLikeReplies } = threadSignals(body);
+  // A post among posts: an opening post no longer than one of the replies, when they are marked up as posts,
+  // or one built like the replies (the same make of body).
+  const postSized = (markedPosts >= MIN_POSTS || postLikeReplies) && bodyChars < longestReply;
   return posts >= MIN_POSTS && commentChars > proseChars && (bodyChars < ARTICLE_BODY || postSized) && !declaredBody;
 }
 
 /** A discussion page, by its markup or by its structure: its replies are its content. */
 export function isDiscussionPage(html: string, body: DomElement | null): boolean {
-  return hasDiscussionMarkup(html) || (body !== null && isThreadPage(body));
+  return hasDiscussionMarkup(html) || declaresThread(html, body) || (body !== null && isThreadPage(body));
 }

@@ -23,6 +23,9 @@ function visibleTextLength(root: DomNode): number {
   return length;
 }
 
+/** The text directly in a node, not in its elements. */
+const ownText = (node: DomNode): string => [...node.childNodes].filter((child) => child.nodeType === 3).map((child) => child.textContent ?? '').join('');
+
 /**
  * When the body's <noscript> blocks hold more text than the rest of the body, they become part of the
  * page, as a browser without scripts or a crawler reads it. Says whether it did.
@@ -32,8 +35,9 @@ export function unwrapContentNoscripts(doc: DomDocument): boolean {
   if (!body) return false;
   const blocks = [...body.querySelectorAll('noscript')].filter((block) => {
     const text = (block.textContent ?? '').replace(/\s+/g, ' ').trim();
-    // Markup as text (a page saved from a browser that ran scripts, which keeps <noscript> as text) is no content.
-    return text.length >= NOSCRIPT_CONTENT && !ESCAPED_MARKUP.test(text);
+    // Markup as text (a page saved from a browser that ran scripts, which keeps <noscript> as text) is no
+    // content; a tag written in a post's code sample, inside the block's own elements, is (a thread's log).
+    return text.length >= NOSCRIPT_CONTENT && !ESCAPED_MARKUP.test(ownText(block));
   });
   if (!blocks.length) return false;
   const inside = blocks.reduce((sum, block) => sum + visibleTextLength(block), 0);

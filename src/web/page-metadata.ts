@@ -10,13 +10,13 @@ type JsonObject = Record<string, unknown>;
 
 const ARTICLE_TYPES = /^(?:Article|NewsArticle|BlogPosting|ReportageNewsArticle|AnalysisNewsArticle|OpinionNewsArticle|TechArticle|ScholarlyArticle|SocialMediaPosting|LiveBlogPosting|Report|WebPage|VideoObject|Recipe|Product|Event|CreativeWork|Review|HowTo|QAPage|ItemPage|ProfilePage)$/;
 
-function typesOf(node: JsonObject): string[] {
+export function typesOf(node: JsonObject): string[] {
   const type = node['@type'];
   return (Array.isArray(type) ? type : [type]).filter((t): t is string => typeof t === 'string');
 }
 
 /** Every object in the page's JSON-LD blocks, @graph members included. */
-function jsonLdNodes(doc: DomDocument): JsonObject[] {
+export function jsonLdNodes(doc: DomDocument): JsonObject[] {
   const nodes: JsonObject[] = [];
   const visit = (value: unknown, depth: number) => {
     if (depth > 3 || !value || typeof value !== 'object') return;
