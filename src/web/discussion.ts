@@ -11,7 +11,7 @@ import { jsonLdNodes, typesOf } from './page-metadata.js';
 /**
  * A discussion by its schema.org markup (DiscussionForumPosting, QAPage, Question, Comment) and the
  * absence of an article's. A Question inside an FAQPage is a shop's or a service's FAQ section, not a
- * question asked by a reader: one in ten pages of the modern set declares one (docs/web-extraction.md, round 6).
+ * question asked by a reader: one in ten pages of the modern set declares one (docs/web-extraction.md, round 7).
  */
 export function hasDiscussionMarkup(html: string): boolean {
   if (/og:type"?\s+content="article|content="article"\s+property="og:type|"(?:News)?Article"|BlogPosting/.test(html)) return false;
