@@ -4,7 +4,7 @@
  * content and the comment rules of clean-article.ts stay off; on the second the comments go.
  * docs/web-extraction.md has the figures each rule was kept on.
  */
-import type { DomElement, DomNode } from './dom.js';
+import { contains, type DomElement, type DomNode } from './dom.js';
 import { namedComments } from './clean-article.js';
 import { jsonLdNodes, typesOf } from './page-metadata.js';
 
@@ -272,11 +272,6 @@ function openingPostLikeReplies(body: DomElement, boxes: DomElement[], replies: 
 function inForm(element: DomElement, body: DomElement): boolean {
   if (element.querySelector('textarea, [contenteditable="true"]')) return true;
   for (let at = element.parentNode as DomElement | null; at && at !== body; at = at.parentNode as DomElement | null) if (at.nodeName === 'FORM') return true;
-  return false;
-}
-
-function contains(ancestor: DomNode, node: DomNode): boolean {
-  for (let at: DomNode | null = node.parentNode; at; at = at.parentNode) if (at === ancestor) return true;
   return false;
 }
 

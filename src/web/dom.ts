@@ -33,6 +33,12 @@ export interface DomElement extends DomNode {
   before(...nodes: (DomNode | string)[]): void;
 }
 
+/** Whether `node` lies inside `ancestor` (strictly: a node does not contain itself). */
+export function contains(ancestor: DomNode, node: DomNode): boolean {
+  for (let at: DomNode | null = node.parentNode; at; at = at.parentNode) if (at === ancestor) return true;
+  return false;
+}
+
 export interface DomDocument {
   documentElement: DomElement;
   head: DomElement | null;

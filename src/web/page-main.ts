@@ -7,7 +7,7 @@
  * prose, or mostly not inside it, the main element (its furniture out) is the better main text.
  * docs/web-extraction.md (round 5) has the figures these bounds were kept on.
  */
-import type { DomDocument, DomElement, DomNode } from './dom.js';
+import { contains, type DomDocument, type DomElement, type DomNode } from './dom.js';
 import { isNavigationLike, proseLength } from './navigation.js';
 import { cleanArticle, namedComments } from './clean-article.js';
 
@@ -66,11 +66,6 @@ function mainElementOf(doc: DomDocument): DomElement | null {
   const all = [...doc.querySelectorAll('main, [role="main"]')];
   const outermost = all.filter((element) => !all.some((other) => other !== element && contains(other, element)));
   return outermost.length === 1 ? outermost[0] : null;
-}
-
-function contains(ancestor: DomNode, node: DomNode): boolean {
-  for (let at: DomNode | null = node.parentNode; at; at = at.parentNode) if (at === ancestor) return true;
-  return false;
 }
 
 /** The article's longest runs of text, to look for in the main element. */

@@ -4,7 +4,7 @@
  * on such pages it returned the question or one long answer, with vote counts, user cards and comments.
  * docs/web-extraction.md (round 4) has the figures this rule was kept on.
  */
-import type { DomDocument, DomElement, DomNode } from './dom.js';
+import { contains, type DomDocument, type DomElement, type DomNode } from './dom.js';
 
 const QUESTION = /schema\.org\/Question\b/i;
 const ANSWER = /schema\.org\/Answer\b/i;
@@ -55,9 +55,4 @@ export function questionAndAnswers(doc: DomDocument): DomElement | null {
     thread.append(section);
   }
   return thread;
-}
-
-function contains(ancestor: DomNode, node: DomNode): boolean {
-  for (let at: DomNode | null = node.parentNode; at; at = at.parentNode) if (at === ancestor) return true;
-  return false;
 }
