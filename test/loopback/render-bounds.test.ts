@@ -281,7 +281,11 @@ describe.skipIf(Boolean(noBrowser))('bounded rendering', () => {
     expect(stuck, 'the browser runs as a child of this process').toBeGreaterThan(0);
     const id = await accountOf(key);
     const pending = server.request('GET', `/v1/web/scrape?${q({ url: 'http://hostile.test/busy/2', render: 'always' })}`, { apiKey: key });
-    while (renderer.slots.holding(id) < 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    let answered: { status: number; body: unknown } | undefined;
+    void pending.then((res) => (answered = res));
+    // Stopped once the page holds its slot; a reply before that is a failure to read, not a wait forever.
+    while (renderer.slots.holding(id) < 1 && !answered) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(answered, `answered before it took a render slot: ${JSON.stringify(answered)}`).toBeUndefined();
     process.kill(stuck!, 'SIGSTOP');
     try {
       const res = await pending;

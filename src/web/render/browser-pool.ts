@@ -229,7 +229,7 @@ export class Renderer implements PageRenderer {
     const spare = this.spare;
     this.spare = undefined;
     void spare?.state.then((state) => state?.context.close().catch(() => undefined));
-    await browser?.close().catch(() => undefined);
+    if (browser && !(await settlesWithin(browser.close(), CLOSE_GRACE_MS))) this.killLocalBrowser();
     return true;
   }
 
@@ -662,8 +662,17 @@ export class RenderSession implements PageRenderer {
 
   async close(): Promise<void> {
     this.closed = true;
-    const state = await this.state?.catch(() => undefined);
-    if (state && !state.closed) await this.renderer.reclaimContext(state);
+    const opening = this.state?.catch(() => undefined);
+    const reclaim = async (state: ContextState | undefined) => {
+      if (state && !state.closed) await this.renderer.reclaimContext(state);
+    };
+    // A context still opening (a caller who left, a browser that stopped answering and is being
+    // restarted) is closed when it opens, not waited for: the call ends now.
+    if (opening && !(await settlesWithin(opening, CLOSE_GRACE_MS))) {
+      void opening.then(reclaim);
+      return;
+    }
+    await reclaim(await opening);
   }
 
   /**
