@@ -129,9 +129,82 @@ function replyElements(body: DomElement): DomElement[] {
   // Posts numbered under their class's word count only where the page marks up none of its replies as posts:
   // where it does (XenForo's schema.org Comment), the markup says which are the replies.
   const posts = namedPosts(body, !replies.some(isMarkedPost));
-  if (posts.length === 0) return replies;
   const seen = new Set<DomElement>(replies);
-  return [...replies, ...posts.filter((post) => !seen.has(post))];
+  const found = posts.length === 0 ? replies : [...replies, ...posts.filter((post) => !seen.has(post))];
+  // A page that declares a thread but names none of its posts (a forum built with generated class names):
+  // the posts are known by their make alone.
+  if (found.length >= MIN_POSTS) return found;
+  const made = postsByMake(body);
+  return made.length >= MIN_POSTS ? made : found;
+}
+
+/** A thread declared by the page itself: a JSON-LD item or a microdata item of type DiscussionForumPosting or QAPage, and no article's JSON-LD type. */
+function threadDeclaredIn(body: DomElement): boolean {
+  if (body.querySelector('[itemtype*="DiscussionForumPosting"], [itemtype*="QAPage"]')) return true;
+  const doc = body.ownerDocument;
+  if (!doc) return false;
+  const types = jsonLdNodes(doc).flatMap(typesOf);
+  return types.some((type) => THREAD_TYPE.test(type)) && !types.some((type) => ARTICLE_TYPE.test(type));
+}
+
+/** A date as a post's header shows it: 28/11/2025, 2025-11-28, Nov 28, 28 November, "3 hours ago", "yesterday at". */
+const DATE_TEXT =
+  /\b\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}\b|\b\d{1,2}(?:st|nd|rd|th)? (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b\d+ ?(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?) ago\b|\b(?:yesterday|today) at\b/i;
+/** A post's header (its author and date) comes within this many characters of the post's start. */
+const HEADER_CHARS = 200;
+/** A post's body: a run of text of this length outside links (a sentence, not a title or a name). */
+const PROSE_RUN = 30;
+
+/** The post's date in its header: a <time> or [datetime] element, or a date written near the start of its text. */
+function datedHeader(element: DomElement): boolean {
+  if (element.querySelector('time, [datetime]')) return true;
+  return DATE_TEXT.test((element.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, HEADER_CHARS));
+}
+
+/** A run of prose outside links, controls and headings: the body of a post, not a list of topics or a user card. */
+function holdsProse(element: DomElement): boolean {
+  const stack: DomNode[] = [element];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (node.nodeType === 3) {
+      if ((node.textContent ?? '').replace(/\s+/g, ' ').trim().length >= PROSE_RUN) return true;
+    } else if (node.nodeType === 1 && !NOT_PROSE.test(node.nodeName)) for (const child of node.childNodes) stack.push(child);
+  }
+  return false;
+}
+
+const madePosts = new WeakMap<DomElement, DomElement[]>();
+
+/**
+ * The posts of a declared thread whose engine names nothing (a React forum's `div.sc-dYdCZC`, ids that are
+ * random keys): elements of one make (tag and class names), MIN_POSTS or more, none inside another, each
+ * with a date in its header and, for most of them, a body of prose. Of the makes that qualify, the one
+ * holding the most text (the post rather than its body or its header). Empty on a page that declares no
+ * thread: a listing's items are made alike too.
+ */
+function postsByMake(body: DomElement): DomElement[] {
+  const cached = madePosts.get(body);
+  if (cached) return cached;
+  let best: DomElement[] = [];
+  if (threadDeclaredIn(body)) {
+    const byMake = new Map<string, DomElement[]>();
+    for (const element of body.querySelectorAll('[class]')) {
+      const make = makeOf(element);
+      if (!make || NOT_PROSE.test(element.nodeName)) continue;
+      const list = byMake.get(make) ?? [];
+      list.push(element);
+      byMake.set(make, list);
+    }
+    let bestChars = 0;
+    for (const elements of byMake.values()) {
+      if (elements.length < MIN_POSTS || outermostOf(elements, body).length !== elements.length) continue;
+      if (!elements.every(datedHeader) || elements.filter(holdsProse).length * 2 <= elements.length) continue;
+      const chars = elements.reduce((sum, element) => sum + collapsed(element), 0);
+      if (chars > bestChars) [best, bestChars] = [elements, chars];
+    }
+  }
+  madePosts.set(body, best);
+  return best;
 }
 
 /** The elements not inside another of the list: the comment boxes, without the replies nested in them. */

@@ -122,3 +122,45 @@ describe('a thread sent in <noscript> whose posts quote markup', () => {
     expect(text).not.toContain('beacon.example');
   });
 });
+
+/**
+ * A forum built with generated class names (styled-components under a React UI kit): JSON-LD declares the
+ * thread, each post is a `div` of one generated make whose id is a random key, with an avatar, the
+ * author's name and a date in its header, then its body; nothing names a post, a comment or a reply.
+ */
+function generatedNamesThread(posts: string[], declared = true): string {
+  const ids = ['01KB5XS8BFGPR5KXABFMBEEYXT', '01KB5YANQENXP5EE0EZ14JY0A2', '01KB5YNA47AEJ1PZ6JD0EXK4K8', '01KB5Z0G3BBM1HE4WHJD2BRQ41', '01KB5ZWQQ1KR4VZ7MF0GCMPZGF', '01KB60J2PEQAK88JZ0YR9KKVK3', '01KB60TGPXWQWP7TG47MK1M6H8'];
+  const blocks = posts
+    .map(
+      (text, i) =>
+        `<div><div class="sc-dYdCZC bTdWbN"><div id="${ids[i]}" class="sc-ksPmiX kKPaZQ"><div class="sc-erkanz ebwSBp"><div class="sc-ezredP hhAPeI"><img src="/avatars/${i}.webp" alt="member ${i}"></div><div class="sc-eTLXjT hjQIOA"><div class="sc-jQbJRc kdFqjr">Member ${i}</div><div class="sc-fcmNWj hBxASz">0${i + 1}/06/2024 at 7:0${i} pm</div></div></div></div><div class="sc-tYqdw bgQbev"><div>${text
+          .split(/(?<=\.) /)
+          .map((sentence) => `<p><span>${sentence}</span></p>`)
+          .join('')}</div></div><div class="sc-iMeepW dfGDqq"><button type="button" aria-label="Like">${i}</button><button type="button" aria-label="Reply to post">Reply</button></div></div></div>`,
+    )
+    .join('');
+  const jsonLd = declared
+    ? `<script type="application/ld+json">${JSON.stringify({ '@context': 'https://schema.org', '@type': 'DiscussionForumPosting', headline: 'The harbour wall repointing', author: { '@type': 'Person', name: 'Member 0' } })}</script>`
+    : '';
+  return `<html><head><title>The harbour wall repointing | Island Forum</title>${jsonLd}</head><body><div id="__next"><header class="sc-hKgILt kqzHbD"><a href="/">Island Forum</a> <a href="/chat/">Chat</a> <a href="/local/">Local</a></header><div class="sc-jMScHd aYbQd"><nav class="sc-bdfBwQ"><a href="/">Forum</a> / <a href="/history/">History</a></nav><div class="sc-dWrMgH gxbfxk"><h1 class="sc-dQoVA kA-DqeZ">The harbour wall repointing</h1><p class="sc-jSgvzq eZBNAi">${posts.length - 1} answers</p></div><div class="sc-bgJKwL kujYvF">${blocks}</div></div><aside class="sc-gsTCUz bhdLno"><h3>Popular threads</h3><a href="/t/1">School run parking</a> <a href="/t/2">Ferry timetable changes</a></aside><footer class="sc-bqyKva"><a href="/privacy/">Privacy Policy</a></footer></div></body></html>`;
+}
+
+describe('a declared thread whose posts are known by their make alone (generated class names, random ids)', () => {
+  const posts = [OPENING, ...REPLIES.slice(0, 3), LONG_REPLY, REPLIES[3]!];
+
+  it('keeps every post in page order, not the one long reply Readability picks', () => {
+    const html = generatedNamesThread(posts);
+    const text = mainText(html, 'https://forum.example/history/the-harbour-wall.html');
+    // Each post's body is one paragraph per sentence: every post is looked for by its last sentence.
+    const at = posts.map((post) => text.indexOf(post.split(/(?<=\.) /).at(-1)!));
+    for (const position of at) expect(position).toBeGreaterThanOrEqual(0);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+    expect(text).toContain('Member 4');
+    for (const furniture of ['Popular threads', 'Privacy Policy', 'Ferry timetable']) expect(text).not.toContain(furniture);
+  });
+
+  it('the same blocks on a page that declares no thread are no discussion', () => {
+    const html = generatedNamesThread(posts, false);
+    expect(isDiscussionPage(html, bodyOf(html))).toBe(false);
+  });
+});
