@@ -173,6 +173,7 @@ function holdsProse(element: DomElement): boolean {
   return false;
 }
 
+/** postsByMake's answer per parsed page: the thread rules ask for the replies up to five times, all before the page is changed (extract.ts). */
 const madePosts = new WeakMap<DomElement, DomElement[]>();
 
 /**
