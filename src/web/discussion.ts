@@ -4,7 +4,7 @@
  * content and the comment rules of clean-article.ts stay off; on the second the comments go.
  * docs/web-extraction.md has the figures each rule was kept on.
  */
-import { contains, type DomElement, type DomNode } from './dom.js';
+import { contains, nameWords, type DomElement, type DomNode } from './dom.js';
 import { namedComments } from './clean-article.js';
 import { jsonLdNodes, typesOf } from './page-metadata.js';
 
@@ -101,9 +101,6 @@ function isNamedPost(element: DomElement, byItsWord: boolean): boolean {
 /** A word of a name that says "one post of a thread" (in `ipsComment`, `ItemComment`, `message--post`, `crawler-post`). */
 const POST_WORD = /^(?:post|comment|reply|message)$/i;
 
-/** The words of a class or id: split at dashes, underscores and a lower-to-upper case change (`ipsComment_parent` → ips, Comment, parent). */
-const wordsOf = (name: string) => name.split(/[-_\s]+|(?<=[a-z])(?=[A-Z])/).filter(Boolean);
-
 /**
  * A post numbered by the word of its class (Invision `article#elComment_4549108.ipsComment`, Vanilla
  * `li#Comment_2396250.ItemComment`, XenForo `article#js-post-123.message--post`, Discourse's
@@ -111,8 +108,8 @@ const wordsOf = (name: string) => name.split(/[-_\s]+|(?<=[a-z])(?=[A-Z])/).filt
  * word before the number.
  */
 function numberedAsItsClass(names: string, id: string): boolean {
-  const idWords = new Set(wordsOf(id).map((word) => word.toLowerCase()));
-  return wordsOf(names).some((word) => POST_WORD.test(word) && idWords.has(word.toLowerCase()));
+  const idWords = new Set(nameWords(id).map((word) => word.toLowerCase()));
+  return nameWords(names).some((word) => POST_WORD.test(word) && idWords.has(word.toLowerCase()));
 }
 
 /** Posts named so (isNamedPost) that stand with at least MIN_POSTS - 1 others under one parent: the posts of a thread. */

@@ -178,3 +178,6 @@ export function cleanText(value: string | null | undefined): string | null {
   const text = value?.replace(/\s+/g, ' ').trim();
   return text ? text : null;
 }
+
+/** The words of a class or id, split at dashes, underscores and a lower-to-upper case change (`ipsComment_parent` → ips, Comment, parent; `Footer_linksList`). */
+export const nameWords = (name: string): string[] => name.split(/[-_\s]+|(?<=[a-z])(?=[A-Z])/).filter(Boolean);

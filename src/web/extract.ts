@@ -11,8 +11,9 @@ import { cleanArticle, CLEANING_CLASS, removeNotArticleBoxes } from './clean-art
 import { isDiscussionPage, repliesKept, repliesLength, replySamples, threadContainer } from './discussion.js';
 import { isNavigationLike, proseLength, removeNavigationBlocks } from './navigation.js';
 import { unwrapContentNoscripts } from './noscript.js';
+import { resolveStreamedParts } from './streamed.js';
 import { mayBeQuestionPage, questionAndAnswers } from './questions.js';
-import { mainOverArticle, mayHaveMainElement } from './page-main.js';
+import { bodyOverArticle, mainOverArticle, mayDeclareArticleBody, mayHaveMainElement } from './page-main.js';
 import { extractPageMetadata } from './page-metadata.js';
 import { baseUrlOf, documentLinks } from './links.js';
 
@@ -320,9 +321,7 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
   const titleFromTagOnly = !doc.querySelector(
     'meta[property="og:title"], meta[name="twitter:title"], meta[property="twitter:title"], meta[name="dc.title" i], meta[name="parsely-title"], script[type="application/ld+json"]',
   );
-  absolutize(doc, base);
-  flattenMath(doc);
-  unwrapContentNoscripts(doc);
+  prepare(doc, base);
   const warnings: string[] = [];
 
   let title: string | null = null;
@@ -340,10 +339,7 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
     // A widget of headlines chosen over a short post: the page again without navigation-like blocks,
     // and the article with more prose is kept.
     if (!discussion && article?.content && isNavigationLike(article.content)) {
-      const fresh = parseDocument(html);
-      absolutize(fresh, base);
-      flattenMath(fresh);
-      unwrapContentNoscripts(fresh);
+      const fresh = prepare(parseDocument(html), base);
       removeBanners(fresh);
       const retry = readArticle(fresh, classesToPreserve, discussion, true);
       if (retry?.content && cleanText(retry.textContent) && !isNavigationLike(retry.content) && proseLength(retry.content) > proseLength(article.content)) article = retry;
@@ -359,9 +355,12 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
     const answered = mayBeQuestionPage(html) ? questionAndAnswers(freshPage(html, base)) : null;
     // The page's declared main element, when Readability's article is a small part of it or lies outside it.
     const declared = !discussion && !answered && !thread && mayHaveMainElement(html) ? mainOverArticle(freshPage(html, base), articleText ? (article?.content ?? null) : null) : null;
+    // The page's declared article body, when Readability kept one run of its sections.
+    const body = !declared && !discussion && !answered && !thread && article?.content && articleText && mayDeclareArticleBody(html) ? bodyOverArticle(freshPage(html, base), article.content) : null;
     if (answered && cleanText(answered.textContent)) main = answered;
     else if (thread) main = thread;
     else if (declared) main = declared;
+    else if (body) main = body;
     else if (article?.content && articleText) main = article.content;
     if (main) {
       try {
@@ -380,11 +379,7 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
   let content = main ? convert(main, options, warnings) : '';
   if (!cleanText(content)) {
     const fresh = options.onlyMainContent ? parseDocument(html) : doc;
-    if (fresh !== doc) {
-      absolutize(fresh, base);
-      flattenMath(fresh);
-      unwrapContentNoscripts(fresh);
-    }
+    if (fresh !== doc) prepare(fresh, base);
     removeAll(fresh, NEVER_CONTENT);
     const candidates = options.onlyMainContent
       ? [() => (removeFurniture(fresh), fresh.querySelector('main, [role="main"]')), () => fresh.body, () => bare(html, base), () => fresh.documentElement]
@@ -429,12 +424,18 @@ function wholeThread(html: string, base: string): DomElement | null {
 
 /** The page parsed again and prepared as for Readability (links absolute, math flattened, content noscripts read, banners out). */
 function freshPage(html: string, base: string): DomDocument {
-  const fresh = parseDocument(html);
-  absolutize(fresh, base);
-  flattenMath(fresh);
-  unwrapContentNoscripts(fresh);
+  const fresh = prepare(parseDocument(html), base);
   removeBanners(fresh);
   return fresh;
+}
+
+/** A parsed page as a reader sees it: streamed parts in place, absolute URLs, math as text, content sent in <noscript> unwrapped. */
+function prepare(doc: DomDocument, base: string): DomDocument {
+  resolveStreamedParts(doc);
+  absolutize(doc, base);
+  flattenMath(doc);
+  unwrapContentNoscripts(doc);
+  return doc;
 }
 
 /** The warning of a page without any text (docs/web-extraction.md). */
@@ -443,6 +444,7 @@ export const NO_TEXT_WARNING = 'The page has no text: it is empty, or its text i
 /** The page's body with only scripts, styles and the like removed (furniture and all). */
 function bare(html: string, base: string): DomElement | null {
   const doc = parseDocument(html);
+  resolveStreamedParts(doc);
   absolutize(doc, base);
   removeAll(doc, NEVER_CONTENT);
   return doc.body;

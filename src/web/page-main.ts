@@ -7,7 +7,7 @@
  * prose, or mostly not inside it, the main element (its furniture out) is the better main text.
  * docs/web-extraction.md (round 5) has the figures these bounds were kept on.
  */
-import { contains, type DomDocument, type DomElement, type DomNode } from './dom.js';
+import { contains, nameWords, type DomDocument, type DomElement, type DomNode } from './dom.js';
 import { isNavigationLike, proseLength } from './navigation.js';
 import { cleanArticle, namedComments } from './clean-article.js';
 
@@ -83,6 +83,35 @@ function samplesOf(article: DomElement, count = 8): string[] {
 }
 
 /**
+ * `container` as it would be returned: its furniture, reader comments (this runs on pages that are no
+ * discussion, even where each comment is an <article>, which the cleaning's box rule spares), related
+ * boxes, link lists and bylines out. False for a tree too deep for the cleaning.
+ */
+function cleanedAsReturned(container: DomElement): boolean {
+  for (const element of [...container.querySelectorAll(MAIN_FURNITURE)]) element.remove();
+  for (const element of [...container.querySelectorAll('[id], [class]')]) {
+    if (element.parentNode && namedComments(element) && !element.querySelector(DECLARED_ARTICLE)) element.remove();
+  }
+  try {
+    cleanArticle(container);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The page's footer: its `<footer>` and `contentinfo` blocks and those named for it (`site-footer`, `Footer_links`). */
+function footerText(doc: DomDocument): string {
+  const named = [...doc.querySelectorAll('footer, [role="contentinfo"], [class*="footer" i], [id*="footer" i]')].filter(
+    (element) =>
+      element.nodeName === 'FOOTER' ||
+      element.getAttribute('role') === 'contentinfo' ||
+      nameWords(`${element.getAttribute('class') ?? ''} ${element.getAttribute('id') ?? ''}`).some((word) => word.toLowerCase() === 'footer'),
+  );
+  return named.filter((element) => !named.some((other) => other !== element && contains(other, element))).map((element) => collapse(element.textContent)).join(' ');
+}
+
+/**
  * The page's main element with its furniture out, when it should replace Readability's article: it is
  * not navigation-like, holds some prose, and the article is either mostly outside it or holds less than
  * ARTICLE_SHARE of its prose. Null otherwise. `doc` is a fresh parse of the page (it is changed).
@@ -90,29 +119,52 @@ function samplesOf(article: DomElement, count = 8): string[] {
 export function mainOverArticle(doc: DomDocument, article: DomElement | null): DomElement | null {
   const main = mainElementOf(doc);
   if (!main) return null;
-  for (const element of [...main.querySelectorAll(MAIN_FURNITURE)]) element.remove();
   // Cards are the content of a page without an article (a listing); beside an article they are teasers of other stories.
   if (!article || proseLength(article) < ARTICLE_PROSE) unwrapCardLinks(main, doc);
-  // Reader comments (this runs on pages that are no discussion), even where each comment is an <article>
-  // (WordPress themes), which the cleaning's box rule spares.
-  for (const element of [...main.querySelectorAll('[id], [class]')]) {
-    if (element.parentNode && namedComments(element) && !element.querySelector(DECLARED_ARTICLE)) element.remove();
-  }
-  // Measured as it would be returned: comments, related boxes, link lists and bylines out.
-  try {
-    cleanArticle(main);
-  } catch {
-    return null; // a tree too deep for the cleaning: Readability's article stays
-  }
+  if (!cleanedAsReturned(main)) return null;
   const mainProse = proseLength(main);
-  if (mainProse < MIN_PROSE || isNavigationLike(main)) return null;
-  if (!article) return main;
+  if (mainProse === 0 || isNavigationLike(main)) return null;
+  if (!article) return mainProse >= MIN_PROSE ? main : null;
   const samples = samplesOf(article);
   const mainText = collapse(main.textContent);
   const inside = samples.filter((sample) => mainText.includes(sample)).length;
+  const outside = samples.length > 0 && inside < samples.length * INSIDE_SHARE;
+  // Readability, finding too little text on a short page (an error page, a form), tries again with fewer
+  // blocks ruled out and may come back with the small print of the page's footer: the main element, however
+  // short, is the content then.
+  if (outside) {
+    const footer = footerText(doc);
+    if (samples.filter((sample) => footer.includes(sample)).length >= samples.length * INSIDE_SHARE) return main;
+  }
+  if (mainProse < MIN_PROSE) return null;
   const articleProse = proseLength(article);
   // An article elsewhere on the page gives way to the main element unless it is long: a blog whose <main>
   // holds only its related posts keeps its article.
-  if (samples.length > 0 && inside < samples.length * INSIDE_SHARE) return articleProse < LONG_ARTICLE ? main : null;
+  if (outside) return articleProse < LONG_ARTICLE ? main : null;
   return articleProse < LONG_ARTICLE && articleProse < mainProse * ARTICLE_SHARE ? main : null;
 }
+
+/** Where pages declare their article's body (schema.org, WordPress, most CMS themes). */
+const ARTICLE_BODY = '[itemprop="articleBody"], .entry-content, .post-content, .article-body';
+/** Cheap test on the source, so pages without a declared body are spared a second parse. */
+export const mayDeclareArticleBody = (html: string): boolean => /articleBody|entry-content|post-content|article-body/.test(html);
+/** The share of the declared body's prose under which Readability's article is one part of it (sections split by widgets). */
+const BODY_SHARE = 0.6;
+
+/**
+ * The page's one declared article body, cleaned, when Readability's article lies inside it but holds less
+ * than BODY_SHARE of its prose: a long article whose sections are split by ads, tables or widgets, of
+ * which Readability keeps the run around its best block. Null otherwise. `doc` is a fresh parse (changed).
+ */
+export function bodyOverArticle(doc: DomDocument, article: DomElement): DomElement | null {
+  const all = [...doc.querySelectorAll(ARTICLE_BODY)];
+  const outermost = all.filter((element) => !all.some((other) => other !== element && contains(other, element)));
+  if (outermost.length !== 1) return null;
+  const body = outermost[0];
+  if (!cleanedAsReturned(body) || isNavigationLike(body)) return null;
+  const samples = samplesOf(article);
+  const bodyText = collapse(body.textContent);
+  if (samples.length === 0 || samples.filter((sample) => bodyText.includes(sample)).length < samples.length * INSIDE_SHARE) return null;
+  return proseLength(article) < proseLength(body) * BODY_SHARE ? body : null;
+}
+

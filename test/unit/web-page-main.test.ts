@@ -92,4 +92,16 @@ describe("the page's main element over Readability's article", () => {
     for (const paragraph of paragraphs) expect(out).toContain(paragraph);
     for (const teaser of teasers) expect(out).not.toContain(teaser);
   });
+
+  it("an error page's short <main> is the main text, not the small print of the page's footer that Readability falls back on", () => {
+    const smallPrint = [
+      'By submitting this form, you agree to receive recurring automated promotional and personalized marketing text messages from the shop at the number used when signing up.',
+      'Consent is not a condition of any purchase. Reply HELP for help and STOP to cancel. Message frequency varies, and message and data rates may apply to every one of them.',
+      'Valid only on standard shipping with a maximum discount of fifty dollars within the contiguous states; excludes post office boxes and military addresses abroad.',
+    ];
+    const html = `<html><head><title>Not found</title></head><body><header><a href="/">Shop</a></header><main class="NotFound_container"><h1>404 Page Not Found</h1><p>The page you requested is either temporarily unavailable or no longer exists.</p><ul><li>Check your spelling and try again</li><li><a href="/">Go to the home page</a></li></ul></main><div class="Footer_wrapper"><div class="Footer_signup"><h3>Unlock free shipping</h3>${smallPrint.map((p) => `<p>${p}</p>`).join('')}</div></div></body></html>`;
+    const out = text(html);
+    expect(out).toContain('The page you requested is either temporarily unavailable or no longer exists.');
+    for (const paragraph of smallPrint) expect(out).not.toContain(paragraph);
+  });
 });
