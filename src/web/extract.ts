@@ -13,7 +13,7 @@ import { isNavigationLike, proseLength, removeNavigationBlocks } from './navigat
 import { unwrapContentNoscripts } from './noscript.js';
 import { resolveStreamedParts } from './streamed.js';
 import { mayBeQuestionPage, questionAndAnswers } from './questions.js';
-import { bodyOverArticle, mainOverArticle, mayDeclareArticleBody, mayHaveMainElement } from './page-main.js';
+import { bodyOverArticle, declaredBodyChars, mainOverArticle, mayBeRunOfBody, mayDeclareArticleBody, mayHaveMainElement } from './page-main.js';
 import { extractPageMetadata } from './page-metadata.js';
 import { baseUrlOf, documentLinks } from './links.js';
 
@@ -335,6 +335,8 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
     const discussion = isDiscussionPage(html, doc.body);
     const repliesChars = discussion && doc.body ? repliesLength(doc.body) : 0;
     const samples = discussion && doc.body ? replySamples(doc.body) : [];
+    // Measured before Readability changes the page.
+    const bodyChars = !discussion && mayDeclareArticleBody(html) ? declaredBodyChars(doc) : 0;
     let article = readArticle(doc, classesToPreserve, discussion, false);
     // A widget of headlines chosen over a short post: the page again without navigation-like blocks,
     // and the article with more prose is kept.
@@ -356,7 +358,7 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
     // The page's declared main element, when Readability's article is a small part of it or lies outside it.
     const declared = !discussion && !answered && !thread && mayHaveMainElement(html) ? mainOverArticle(freshPage(html, base), articleText ? (article?.content ?? null) : null) : null;
     // The page's declared article body, when Readability kept one run of its sections.
-    const body = !declared && !discussion && !answered && !thread && article?.content && articleText && mayDeclareArticleBody(html) ? bodyOverArticle(freshPage(html, base), article.content) : null;
+    const body = !declared && !answered && !thread && article?.content && articleText && mayBeRunOfBody(article.content, bodyChars) ? bodyOverArticle(freshPage(html, base), article.content) : null;
     if (answered && cleanText(answered.textContent)) main = answered;
     else if (thread) main = thread;
     else if (declared) main = declared;

@@ -151,17 +151,33 @@ export const mayDeclareArticleBody = (html: string): boolean => /articleBody|ent
 /** The share of the declared body's prose under which Readability's article is one part of it (sections split by widgets). */
 const BODY_SHARE = 0.6;
 
+/** The page's one declared article body (the outermost, when they nest), or null when it has none or several. */
+function declaredBodyOf(doc: DomDocument): DomElement | null {
+  const all = [...doc.querySelectorAll(ARTICLE_BODY)];
+  const outermost = all.filter((element) => !all.some((other) => other !== element && contains(other, element)));
+  return outermost.length === 1 ? outermost[0] : null;
+}
+
+/**
+ * The text of the page's one declared article body, as parsed (before Readability changes the page): an
+ * upper bound of its prose once cleaned, so that pages where Readability's article already holds
+ * BODY_SHARE of it are spared the second parse `bodyOverArticle` needs.
+ */
+export function declaredBodyChars(doc: DomDocument): number {
+  return collapse(declaredBodyOf(doc)?.textContent).length;
+}
+
+/** Whether Readability's article may be a run of a declared body of `bodyChars` characters (worth `bodyOverArticle`). */
+export const mayBeRunOfBody = (article: DomElement, bodyChars: number): boolean => proseLength(article) < bodyChars * BODY_SHARE;
+
 /**
  * The page's one declared article body, cleaned, when Readability's article lies inside it but holds less
  * than BODY_SHARE of its prose: a long article whose sections are split by ads, tables or widgets, of
  * which Readability keeps the run around its best block. Null otherwise. `doc` is a fresh parse (changed).
  */
 export function bodyOverArticle(doc: DomDocument, article: DomElement): DomElement | null {
-  const all = [...doc.querySelectorAll(ARTICLE_BODY)];
-  const outermost = all.filter((element) => !all.some((other) => other !== element && contains(other, element)));
-  if (outermost.length !== 1) return null;
-  const body = outermost[0];
-  if (!cleanedAsReturned(body) || isNavigationLike(body)) return null;
+  const body = declaredBodyOf(doc);
+  if (!body || !cleanedAsReturned(body) || isNavigationLike(body)) return null;
   const samples = samplesOf(article);
   const bodyText = collapse(body.textContent);
   if (samples.length === 0 || samples.filter((sample) => bodyText.includes(sample)).length < samples.length * INSIDE_SHARE) return null;
