@@ -3,10 +3,14 @@
  * whose content is a short intro and product cards inside `<main>`, beside a rewards box outside it
  * that has the longest paragraphs of the page (Readability picks the box), also when the page declares an
  * FAQ in JSON-LD (no discussion for that); and an article inside
- * `<main>` with a box of other stories after it, where Readability's article is kept.
+ * `<main>` with a box of other stories after it, where Readability's article is kept; an error page's short
+ * `<main>` against the footer's small print; the page's one declared article body against an article that
+ * holds a run of it.
  */
 import { describe, expect, it } from 'vitest';
 import { extractPage } from '../../src/web/extract.js';
+import { parseDocument } from '../../src/web/dom.js';
+import { bodyOverArticle } from '../../src/web/page-main.js';
 
 const SHOES = [
   ['Classic Clog', 'Lightweight clog with a roomy fit and a ventilated upper for all-day wear.'],
@@ -103,5 +107,24 @@ describe("the page's main element over Readability's article", () => {
     const out = text(html);
     expect(out).toContain('The page you requested is either temporarily unavailable or no longer exists.');
     for (const paragraph of smallPrint) expect(out).not.toContain(paragraph);
+  });
+
+  describe("the page's one declared article body over Readability's run of it", () => {
+    const sections = Array.from({ length: 8 }, (_, i) => `<h2>Part ${i + 1}</h2><p>Part ${i + 1} of the guide: the council met on Tuesday, heard the engineers, and voted to rebuild the harbour wall in granite rather than concrete.</p>`);
+    const page = (bodies: number) =>
+      `<html><body><div class="wrap">${Array.from({ length: bodies }, () => `<div class="entry-content">${sections.join('<div class="ad-slot"></div>')}<div class="share"><a href="/s">Share</a></div></div>`).join('')}</div></body></html>`;
+    /** Readability's article as a fragment holding the first `count` parts. */
+    const articleOf = (count: number) => parseDocument(`<html><body><div id="article">${sections.slice(0, count).join('')}</div></body></html>`).querySelector('#article')!;
+
+    it('is the main text when the article holds two parts of eight: every part in it', () => {
+      const body = bodyOverArticle(parseDocument(page(1)), articleOf(2));
+      expect(body).not.toBeNull();
+      for (let i = 1; i <= 8; i++) expect(body!.textContent).toContain(`Part ${i} of the guide`);
+    });
+
+    it('is not, when the article holds most of it, or the page declares two bodies', () => {
+      expect(bodyOverArticle(parseDocument(page(1)), articleOf(6))).toBeNull();
+      expect(bodyOverArticle(parseDocument(page(2)), articleOf(2))).toBeNull();
+    });
   });
 });
