@@ -11,6 +11,7 @@ export interface DomNode {
   childNodes: ArrayLike<DomNode> & Iterable<DomNode>;
   parentNode: DomNode | null;
   nextSibling?: DomNode | null;
+  previousSibling?: DomNode | null;
   ownerDocument?: DomDocument | null;
 }
 

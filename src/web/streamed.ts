@@ -78,7 +78,7 @@ export function resolveStreamedParts(doc: DomDocument): void {
     } else {
       const boundary = byId.get(move.boundary);
       if (!boundary?.parentNode || contains(content, boundary)) continue;
-      const opening = (boundary as DomNode & { previousSibling?: DomNode | null }).previousSibling;
+      const opening = boundary.previousSibling;
       if (isComment(opening) && opening.data === '$?') {
         const { nodes, closing } = fallbackOf(opening);
         if (closing) {
