@@ -82,13 +82,17 @@ function samplesOf(article: DomElement, count = 8): string[] {
   return runs.sort((a, b) => b.length - a.length).slice(0, count);
 }
 
+/** Takes a container's own menus, side boxes, forms and buttons out. */
+function removeFurniture(container: DomElement): void {
+  for (const element of [...container.querySelectorAll(MAIN_FURNITURE)]) element.remove();
+}
+
 /**
- * `container` as it would be returned: its furniture, reader comments (this runs on pages that are no
+ * `container` (its furniture out) as it would be returned: reader comments (this runs on pages that are no
  * discussion, even where each comment is an <article>, which the cleaning's box rule spares), related
  * boxes, link lists and bylines out. False for a tree too deep for the cleaning.
  */
 function cleanedAsReturned(container: DomElement): boolean {
-  for (const element of [...container.querySelectorAll(MAIN_FURNITURE)]) element.remove();
   for (const element of [...container.querySelectorAll('[id], [class]')]) {
     if (element.parentNode && namedComments(element) && !element.querySelector(DECLARED_ARTICLE)) element.remove();
   }
@@ -119,6 +123,7 @@ function footerText(doc: DomDocument): string {
 export function mainOverArticle(doc: DomDocument, article: DomElement | null): DomElement | null {
   const main = mainElementOf(doc);
   if (!main) return null;
+  removeFurniture(main);
   // Cards are the content of a page without an article (a listing); beside an article they are teasers of other stories.
   if (!article || proseLength(article) < ARTICLE_PROSE) unwrapCardLinks(main, doc);
   if (!cleanedAsReturned(main)) return null;
@@ -177,7 +182,9 @@ export const mayBeRunOfBody = (article: DomElement, bodyChars: number): boolean 
  */
 export function bodyOverArticle(doc: DomDocument, article: DomElement): DomElement | null {
   const body = declaredBodyOf(doc);
-  if (!body || !cleanedAsReturned(body) || isNavigationLike(body)) return null;
+  if (!body) return null;
+  removeFurniture(body);
+  if (!cleanedAsReturned(body) || isNavigationLike(body)) return null;
   const samples = samplesOf(article);
   const bodyText = collapse(body.textContent);
   if (samples.length === 0 || samples.filter((sample) => bodyText.includes(sample)).length < samples.length * INSIDE_SHARE) return null;
