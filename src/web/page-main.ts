@@ -14,8 +14,10 @@ import { cleanArticle, namedComments } from './clean-article.js';
 /** What is furniture or controls inside a main element (its own menus, side boxes, forms, buttons). */
 const MAIN_FURNITURE =
   'script, style, noscript, template, link, meta, svg, canvas, iframe, object, embed, nav, aside, footer, header, input, button, select, textarea, dialog, [role="navigation"], [role="dialog"], [role="search"], [hidden], [aria-hidden="true"]';
+/** Where pages declare their article's body (schema.org, WordPress, most CMS themes). */
+const ARTICLE_BODY = '[itemprop="articleBody"], .entry-content, .post-content, .article-body';
 /** The article's own markup: a box holding it is not a comment box, whatever its name. */
-const DECLARED_ARTICLE = 'h1, [itemprop="articleBody"], .entry-content, .post-content, .article-body';
+const DECLARED_ARTICLE = `h1, ${ARTICLE_BODY}`;
 /** The share of the main element's prose under which Readability's article is one part of it, not the content. */
 const ARTICLE_SHARE = 0.25;
 /** The share of the article's text samples that must be inside the main element for the article to be part of it. */
@@ -61,10 +63,12 @@ function unwrapCardLinks(main: DomElement, doc: DomDocument): void {
   }
 }
 
+/** The elements not inside another of them. */
+const outermostOf = (elements: DomElement[]): DomElement[] => elements.filter((element) => !elements.some((other) => other !== element && contains(other, element)));
+
 /** The page's one outermost main element, or null when it has none or several. */
 function mainElementOf(doc: DomDocument): DomElement | null {
-  const all = [...doc.querySelectorAll('main, [role="main"]')];
-  const outermost = all.filter((element) => !all.some((other) => other !== element && contains(other, element)));
+  const outermost = outermostOf([...doc.querySelectorAll('main, [role="main"]')]);
   return outermost.length === 1 ? outermost[0] : null;
 }
 
@@ -112,7 +116,7 @@ function footerText(doc: DomDocument): string {
       element.getAttribute('role') === 'contentinfo' ||
       nameWords(`${element.getAttribute('class') ?? ''} ${element.getAttribute('id') ?? ''}`).some((word) => word.toLowerCase() === 'footer'),
   );
-  return named.filter((element) => !named.some((other) => other !== element && contains(other, element))).map((element) => collapse(element.textContent)).join(' ');
+  return outermostOf(named).map((element) => collapse(element.textContent)).join(' ');
 }
 
 /**
@@ -149,8 +153,6 @@ export function mainOverArticle(doc: DomDocument, article: DomElement | null): D
   return articleProse < LONG_ARTICLE && articleProse < mainProse * ARTICLE_SHARE ? main : null;
 }
 
-/** Where pages declare their article's body (schema.org, WordPress, most CMS themes). */
-const ARTICLE_BODY = '[itemprop="articleBody"], .entry-content, .post-content, .article-body';
 /** Cheap test on the source, so pages without a declared body are spared a second parse. */
 export const mayDeclareArticleBody = (html: string): boolean => /articleBody|entry-content|post-content|article-body/.test(html);
 /** The share of the declared body's prose under which Readability's article is one part of it (sections split by widgets). */
@@ -158,8 +160,7 @@ const BODY_SHARE = 0.6;
 
 /** The page's one declared article body (the outermost, when they nest), or null when it has none or several. */
 function declaredBodyOf(doc: DomDocument): DomElement | null {
-  const all = [...doc.querySelectorAll(ARTICLE_BODY)];
-  const outermost = all.filter((element) => !all.some((other) => other !== element && contains(other, element)));
+  const outermost = outermostOf([...doc.querySelectorAll(ARTICLE_BODY)]);
   return outermost.length === 1 ? outermost[0] : null;
 }
 
