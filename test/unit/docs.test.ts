@@ -53,11 +53,9 @@ describe('the error-code table (src/errors.ts)', () => {
 });
 
 describe('the README', () => {
-  it('is a page a newcomer reads in minutes: at most 220 lines beside the generated operation table, every docs/ link resolving', () => {
+  it('is a page a newcomer reads in minutes: at most 250 lines, the generated operation table included, every docs/ link resolving', () => {
     const readme = fs.readFileSync('README.md', 'utf8');
-    // The table grows by a row with each operation; the prose a newcomer reads is what is bounded.
-    const prose = readme.replace(/<!-- operations:start[\s\S]*?<!-- operations:end -->/, '');
-    expect(prose.split('\n').length).toBeLessThanOrEqual(220 + 1);
+    expect(readme.trimEnd().split('\n').length).toBeLessThanOrEqual(250);
     for (const [, target] of readme.matchAll(/\]\((docs\/[^)#]+)(?:#[^)]*)?\)/g)) expect(fs.existsSync(target), target).toBe(true);
   });
 });
