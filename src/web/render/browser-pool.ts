@@ -36,6 +36,7 @@ import { FairSlots } from '../fair-slots.js';
 import { findChildByMarker, watchRendererMemory } from './memory-watch.js';
 import { NO_WEBRTC_SCRIPT, WEBRTC_LAUNCH_ARGS } from './webrtc.js';
 import { deadlineRace, settlesWithin } from './deadline.js';
+import { deadline as within, deadlineAt, type Deadline } from '../../deadline.js';
 import { megabytes, PAGE_MAX_BYTES } from '../fetch-page.js';
 import { domSizeScript } from './dom-size.js';
 import { runActions, type BrowserAction } from './actions.js';
@@ -439,9 +440,10 @@ export class Renderer implements PageRenderer {
     const waitsEnd = deadline - Math.min(READ_RESERVE_MS, Math.floor((deadline - started) / 4));
     // Whole milliseconds: Playwright refuses a fractional timeout.
     const remaining = () => Math.max(1, Math.floor(waitsEnd - Date.now()));
-    const timeout = AbortSignal.timeout(Math.max(1, deadline - started));
     const crash = new AbortController();
-    const signal = AbortSignal.any(options.signal ? [options.signal, timeout, crash.signal] : [timeout, crash.signal]);
+    const limit = within(Math.max(1, deadline - started), options.signal, crash.signal);
+    const signal = limit.signal;
+    let settle: Deadline | undefined;
     // Every browser call of the render ends at the deadline, whether or not the page answers.
     const bound = <T>(work: Promise<T>): Promise<T> => deadlineRace(work, signal);
     const warnings: string[] = [];
@@ -480,13 +482,14 @@ export class Renderer implements PageRenderer {
       }
       // A wait that ends early (the page is busy, or navigating) is not an error: the reads below are bounded too.
       await bound(page.waitForLoadState('load', { timeout: Math.min(remaining(), SETTLE_MAX_MS) })).catch(() => undefined);
-      const settle = AbortSignal.any([signal, AbortSignal.timeout(Math.min(remaining(), SETTLE_MAX_MS))]);
-      await traffic.quiet(QUIET_MS, settle);
+      settle = within(Math.min(remaining(), SETTLE_MAX_MS), signal);
+      await traffic.quiet(QUIET_MS, settle.signal);
       if (options.actions?.length) {
         // After each action, what it set off (more items fetched, a navigation) settles, within the same deadline.
         const afterAction = async () => {
           await bound(page.waitForLoadState('load', { timeout: Math.min(remaining(), SETTLE_MAX_MS) })).catch(() => undefined);
-          await traffic.quiet(QUIET_MS, AbortSignal.any([signal, AbortSignal.timeout(Math.min(remaining(), SETTLE_MAX_MS))]));
+          const quiet = within(Math.min(remaining(), SETTLE_MAX_MS), signal);
+          await traffic.quiet(QUIET_MS, quiet.signal).finally(quiet.clear);
         };
         await runActions(page, options.actions, { remaining, bound, settle: afterAction }, signal);
         if (page.url().startsWith('chrome-error:')) throw failedNavigation(url, traffic);
@@ -511,8 +514,8 @@ export class Renderer implements PageRenderer {
       const challenge = first !== undefined && looksLikeChallenge(options.prefetched!.status, options.prefetched!.headers, first);
       const building = () =>
         (shellText !== undefined && looksLikeAppShell(html) && visibleTextLength(html) <= shellText) || (challenge && looksLikeChallenge(200, {}, html));
-      while (!settle.aborted && building()) {
-        await traffic.quiet(QUIET_MS, settle);
+      while (!settle.signal.aborted && building()) {
+        await traffic.quiet(QUIET_MS, settle.signal);
         html = await read();
       }
       // A navigation that failed (refused by the guard, unreachable) leaves Chromium's error page: no page at all.
@@ -529,7 +532,7 @@ export class Renderer implements PageRenderer {
     } catch (error) {
       if (options.signal?.aborted) throw new GleanerError('UPSTREAM_UNAVAILABLE', `Rendering ${url} was stopped.`, { cause: error });
       if (crash.signal.aborted) throw crash.signal.reason as GleanerError;
-      if (timeout.aborted) {
+      if (limit.expired) {
         throw new GleanerError(
           'UPSTREAM_TIMEOUT',
           cutBySession
@@ -545,6 +548,8 @@ export class Renderer implements PageRenderer {
       throw new GleanerError('UPSTREAM_ERROR', `The browser could not render ${url}: ${String((error as Error).message).split('\n')[0]}`, { cause: error });
     } finally {
       tab.job = undefined;
+      limit.clear();
+      settle?.clear();
       page.off('crash', crashed);
       options.signal?.removeEventListener('abort', stop);
     }
@@ -627,13 +632,15 @@ export class RenderSession implements PageRenderer {
     options.signal?.throwIfAborted();
     if (Date.now() >= this.deadline) throw this.overTime(url);
     // Waiting for a slot counts against the call's own deadline, not against the page's.
-    const waits = [options.signal, Number.isFinite(this.deadline) ? AbortSignal.timeout(Math.max(1, this.deadline - Date.now())) : undefined].filter((s): s is AbortSignal => s !== undefined);
+    const wait = deadlineAt(this.deadline, options.signal);
     let release: () => void;
     try {
-      release = await this.renderer.slots.acquire(this.owner, waits.length ? AbortSignal.any(waits) : undefined);
+      release = await this.renderer.slots.acquire(this.owner, wait.signal);
     } catch (error) {
       if (options.signal?.aborted) throw new GleanerError('UPSTREAM_UNAVAILABLE', `Rendering ${url} was stopped.`, { cause: error });
       throw this.overTime(url);
+    } finally {
+      wait.clear();
     }
     try {
       if (this.closed) throw new GleanerError('UPSTREAM_UNAVAILABLE', `Rendering ${url} was stopped.`);
@@ -682,8 +689,8 @@ export class RenderSession implements PageRenderer {
    */
   private async openTab(url: string, signal: AbortSignal | undefined): Promise<{ state: ContextState; tab: Tab }> {
     await this.renderer.ready();
-    const limit = AbortSignal.timeout(Math.max(this.renderer.timeoutMs, OPEN_MIN_MS));
-    const opening = signal ? AbortSignal.any([signal, limit]) : limit;
+    const limit = within(Math.max(this.renderer.timeoutMs, OPEN_MIN_MS), signal);
+    const opening = limit.signal;
     let state: ContextState | undefined;
     try {
       state = await deadlineRace(this.context(), opening);
@@ -691,9 +698,11 @@ export class RenderSession implements PageRenderer {
       return { state, tab };
     } catch (error) {
       if (signal?.aborted) throw new GleanerError('UPSTREAM_UNAVAILABLE', `Rendering ${url} was stopped.`, { cause: error });
-      if (!limit.aborted) throw error;
+      if (!limit.expired) throw error;
       await this.renderer.restartCurrent();
       throw new GleanerError('UPSTREAM_UNAVAILABLE', `The rendering browser did not open a page for ${url} in time; it is started again for the next page.`, { cause: error });
+    } finally {
+      limit.clear();
     }
   }
 
