@@ -49,7 +49,7 @@ describe('deadlines under forced garbage collection', () => {
       for (let i = 0; i < WAITS; i++) {
         const other = new AbortController();
         const reason = await underCollections(() => {
-          // Nothing but the helper holds the deadline: the shape holds only its signal.
+          // Held as src holds it (to clear it); in the old pattern the timeout signal inside was held by nothing.
           const limit = deadline(MS, other.signal);
           return reasonOf(waitOn(limit).finally(() => limit.clear()));
         });
