@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { connectMcp } from '../support/mcp.js';
 import { startGatedSite, type GatedSite } from '../support/gated-site.js';
+import { modernDispatch } from '../support/mcp-v2.js';
 
 v8.setFlagsFromString('--expose-gc');
 const collect = vm.runInNewContext('gc') as () => void;
@@ -53,6 +54,24 @@ describe('an MCP client with a progress handler, while collections run', () => {
     } finally {
       clearInterval(collector);
       await client.close();
+    }
+  });
+
+  it('as a raw client without one does', { timeout: 120_000 }, async () => {
+    server = await startTestServer({ env: { GLEANER_ALLOW_PRIVATE_URLS: 'true', GLEANER_MCP_WAIT_SECONDS: '1' } });
+    site = await startGatedSite(300);
+    const call = modernDispatch(server.baseUrl, await server.createKey('Pro', { credits: 1_000 }), {});
+    const collector = setInterval(collect, 20);
+    try {
+      const reply = await call({ method: 'tools/call', params: { name: 'web_crawl', arguments: { url: site.origin, maxPages: 300 } } });
+      clearInterval(collector);
+      expect(reply.result?.isError).toBeFalsy();
+      const handle = reply.result.structuredContent as { jobId: string; status: string };
+      expect(['queued', 'processing']).toContain(handle.status);
+      const job = await server.app.services.jobs.record(handle.jobId);
+      expect(['queued', 'processing']).toContain(job?.status);
+    } finally {
+      clearInterval(collector);
     }
   });
 });
