@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Config } from '../config.js';
 import { GleanerError, toGleanerError } from '../errors.js';
+import { deadline } from '../deadline.js';
 import type { App } from '../app.js';
 import type { AccountRecord } from '../accounts/accounts.js';
 import type { OperationContext } from '../operations/define.js';
@@ -108,7 +109,15 @@ export async function probeUrl(app: App, text: string): Promise<Check[]> {
     return [{ name: 'metadata', platform: 'web', status: 'failed', detail: 'No video platform handles this URL: the doctor probes YouTube, TikTok, Instagram, X, Facebook and media files.', url: text }];
   }
   const check = (name: string, status: CheckStatus, detail: string): Check => ({ name, platform: source.platform, status, detail: oneLine(detail), url: text });
-  const ctx = probeContext(app, AbortSignal.timeout(PROBE_TIMEOUT_MS));
+  const limit = deadline(PROBE_TIMEOUT_MS);
+  try {
+    return await probeSource(source, url, check, probeContext(app, limit.signal));
+  } finally {
+    limit.clear();
+  }
+}
+
+async function probeSource(source: NonNullable<ReturnType<typeof sourceFor>>, url: URL, check: (name: string, status: CheckStatus, detail: string) => Check, ctx: OperationContext): Promise<Check[]> {
   const checks: Check[] = [];
   try {
     const metadata = await source.metadata!(url, ctx);

@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/store.js';
 import type { Logger } from '../log.js';
 import { GleanerError, toGleanerError } from '../errors.js';
+import { deadline as within } from '../deadline.js';
 import { isFinal, leaseLive, type JobProgress, type JobRecord, type JobStatus } from './record.js';
 import { LocalDispatcher, type Dispatcher } from './dispatch.js';
 
@@ -204,8 +205,8 @@ export class Jobs {
         }
         const left = deadline - Date.now();
         if (left <= 0 || signal?.aborted) return job;
-        const wake = AbortSignal.any([AbortSignal.timeout(Math.min(left, POLL_MS)), ...(signal ? [signal] : [])]);
-        await once(this.events, `finished:${jobId}`, { signal: wake }).catch(() => undefined);
+        const wake = within(Math.min(left, POLL_MS), signal);
+        await once(this.events, `finished:${jobId}`, { signal: wake.signal }).catch(() => undefined).finally(wake.clear);
       }
     } finally {
       this.events.off(`progress:${jobId}`, progressListener);

@@ -11,6 +11,7 @@ import type { SpeechToText, SpeechTranscript } from '../ai/stt.js';
 import { STT_NOT_CONFIGURED } from '../ai/stt.js';
 import { languageCode } from '../ai/language.js';
 import { GleanerError } from '../errors.js';
+import { deadline } from '../deadline.js';
 import type { TranscriptResponse, TranscriptSegment } from '../model/content.js';
 import { aiTranscriptCredits, CAPTION_CREDITS, durationMinutes } from './credits.js';
 import { downloadMedia } from './download.js';
@@ -169,7 +170,8 @@ async function splitAudio(tools: MediaTools, input: string, dir: string, chunkSe
 async function transcribeChunks(stt: SpeechToText, chunks: Chunk[], lang: string | undefined, concurrency: number, ctx: MediaContext): Promise<SpeechTranscript[]> {
   // One chunk failing fails the call: the others are stopped rather than paid for.
   const abort = new AbortController();
-  const signal = AbortSignal.any([ctx.signal, abort.signal]);
+  const wait = deadline(undefined, ctx.signal, abort.signal);
+  const signal = wait.signal;
   const results: SpeechTranscript[] = new Array(chunks.length);
   let next = 0;
   let done = 0;
@@ -190,7 +192,7 @@ async function transcribeChunks(stt: SpeechToText, chunks: Chunk[], lang: string
       abort.abort();
     }),
   );
-  await Promise.all(workers);
+  await Promise.all(workers).finally(wait.clear);
   if (failure) throw failure.error;
   if (ctx.signal.aborted) throw new GleanerError('UPSTREAM_TIMEOUT', 'The request was aborted while the media was being transcribed.');
   return results;

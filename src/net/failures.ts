@@ -71,14 +71,14 @@ export function describeFailure(error: unknown): string {
   return code ? `error ${code}` : 'the connection failed';
 }
 
-export function toClientError(url: URL, error: unknown, timeout: AbortSignal, exit: Exit | undefined): GleanerError {
+export function toClientError(url: URL, error: unknown, timedOut: boolean, exit: Exit | undefined): GleanerError {
   if (error instanceof GleanerError) return error;
   const blocked = causes(error).find((e) => e instanceof BlockedAddressError) as BlockedAddressError | undefined;
   if (blocked) return notAllowed(url, `${blocked.address}, ${blocked.reason}`);
   // Through a proxy, the error (and so its cause, which logs may print) can name the proxy: neither travels on.
   const cause = exit ? undefined : error;
   const via = exit ? ` through its proxy (${exit.label})` : '';
-  if (timeout.aborted) return new GleanerError('UPSTREAM_TIMEOUT', `${url.host} did not answer in time.`, { cause });
+  if (timedOut) return new GleanerError('UPSTREAM_TIMEOUT', `${url.host} did not answer in time.`, { cause });
   const code = (error as { code?: string }).code;
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return new GleanerError('UPSTREAM_TIMEOUT', `${url.host} did not accept a connection in time${via}.`, { cause });
   const why = exit ? describeFailure(error) : (error as Error).message;

@@ -124,7 +124,7 @@ export class HttpClient {
    */
   async stream(url: string, options: FetchOptions = {}): Promise<StreamResponse> {
     const maxBytes = this.maxBytes(options);
-    return walk(this.net, url, options, async (hop, current) => streamedResponse(hop, current, maxBytes));
+    return walk(this.net, url, options, async (hop, current) => streamedResponse(hop, current, maxBytes), (response) => response.body);
   }
 
   /**

@@ -11,6 +11,7 @@ import { reexit, type Route, type RouteContext } from './route.js';
 import { send, type SendContext, type Sending } from './send.js';
 import type { HostLimits } from './host-limits.js';
 import type { Finish } from './types.js';
+import type { Deadline } from '../deadline.js';
 
 /** Longest Retry-After honoured; a site asking for more gets its error back instead. */
 const MAX_RETRY_AFTER_MS = 30_000;
@@ -22,7 +23,7 @@ export interface RetryPolicy {
   /** First retry delay; doubles each time, with jitter. */
   baseMs: number;
   /** The walk's total deadline (tells a timeout from an abort). */
-  timeout: AbortSignal;
+  timeout: Pick<Deadline, 'expired'>;
 }
 
 /** Delay before retry `attempt`, or null when the server asks for longer than we will wait. */
@@ -79,7 +80,7 @@ export async function sendWithRetries<R>(
         await backoff(retryDelay(attempt++, undefined, policy.baseMs)!, signal, url, failure);
         continue;
       }
-      throw toClientError(url, failure, policy.timeout, exit);
+      throw toClientError(url, failure, policy.timeout.expired, exit);
     }
     if ('retryStatus' in outcome) {
       if (attempt < policy.retries && !signal.aborted && (outcome.retryStatus !== 429 || policy.retryRateLimited)) {

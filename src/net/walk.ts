@@ -4,7 +4,9 @@
  * redirect, whose URL is routed, guarded and overridden like the first) or handed to the decode
  * stage (decode.ts) as the answer.
  */
+import type { Readable } from 'node:stream';
 import { GleanerError } from '../errors.js';
+import { deadline, type Deadline } from '../deadline.js';
 import { parseHttpUrl } from './guard.js';
 import { planRoute, type RouteContext } from './route.js';
 import { sendWithRetries } from './retry.js';
@@ -18,21 +20,40 @@ export interface WalkContext extends RouteContext, SendContext {
   retryBaseMs: number;
 }
 
-export async function walk<R>(net: WalkContext, url: string, options: FetchOptions, finish: Finish<R>): Promise<R> {
+/**
+ * `reading`: for a result whose body is still being read when the walk returns (a stream), that
+ * body; the walk's deadline then covers it until it closes.
+ */
+export async function walk<R>(net: WalkContext, url: string, options: FetchOptions, finish: Finish<R>, reading?: (result: R) => Readable): Promise<R> {
+  const limit = deadline(options.timeoutMs ?? net.defaultTimeoutMs, options.signal);
+  let kept = false;
+  try {
+    const result = await hops(net, url, options, finish, limit);
+    const body = reading?.(result);
+    if (body && !body.closed) {
+      body.once('close', limit.clear);
+      kept = true;
+    }
+    return result;
+  } finally {
+    if (!kept) limit.clear();
+  }
+}
+
+async function hops<R>(net: WalkContext, url: string, options: FetchOptions, finish: Finish<R>, limit: Deadline): Promise<R> {
   const maxRedirects = options.maxRedirects ?? 5;
-  const timeout = AbortSignal.timeout(options.timeoutMs ?? net.defaultTimeoutMs);
   const method = options.method ?? 'GET';
   let sending: Sending = {
     method,
     body: options.body,
-    signal: options.signal ? AbortSignal.any([options.signal, timeout]) : timeout,
+    signal: limit.signal,
     manual: options.redirect === 'manual',
   };
   const policy = {
     retries: options.retries ?? (method === 'GET' || method === 'HEAD' ? 2 : 0),
     retryRateLimited: options.retryRateLimited !== false,
     baseMs: net.retryBaseMs,
-    timeout,
+    timeout: limit,
   };
   const first = parseHttpUrl(url);
   const routing = { guard: options.guard, credentials: options.credentials === true, headers: { ...options.headers }, first };

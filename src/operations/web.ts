@@ -15,6 +15,7 @@ import { keepScreenshot } from './screenshots.js';
 import { MAX_PATH_PATTERNS, MAX_PATH_PATTERN_LENGTH, pathPatternProblem } from '../web/scope.js';
 import { answerKind, answerPrice, assertAnswerable, checkAnswerInput, contentFormat, pageAnswerer, pageFormat, promptInput, schemaInput } from './page-answers.js';
 import { SchemaMismatch } from '../ai/structured.js';
+import { deadline } from '../deadline.js';
 
 /** Supadata's two page options: the language asked of the site, and content without URLs. */
 const lang = languageCode.optional().describe('Accept-Language');
@@ -236,7 +237,7 @@ function crawlAnswers(input: z.output<typeof crawlInput>, ctx: OperationContext)
   const stop = new AbortController();
   const state: { failure?: { error: unknown } } = {};
   return {
-    signal: AbortSignal.any([ctx.signal, stop.signal]),
+    signal: deadline(undefined, ctx.signal, stop.signal).signal,
     get failure() {
       return state.failure;
     },

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { DocumentOutcome, DocumentTask, ReaderReady } from './document-worker.js';
 import { READER_MEMORY_MB } from './document-read.js';
 import { dataSizeMb, residentMemory } from './process-memory.js';
+import { deadline } from '../deadline.js';
 
 
 export { READER_MEMORY_MB };
@@ -140,7 +141,7 @@ export class DocumentProcess {
       this.stop();
       throw new ReaderStopped('crashed', 'the reader did not start');
     }
-    const deadline = AbortSignal.timeout(limits.timeoutMs);
+    const limit = deadline(limits.timeoutMs);
     return new Promise<DocumentOutcome>((resolve, reject) => {
       const stop = (reason: StopReason) => {
         this.killedFor ??= reason;
@@ -152,12 +153,13 @@ export class DocumentProcess {
         const memory = this.child.pid ? residentMemory(this.child.pid) : null;
         if (memory && memory.rssMb > READER_MEMORY_MB) stop('memory');
       }, WATCH_EVERY_MS);
-      deadline.addEventListener('abort', onDeadline, { once: true });
+      limit.signal.addEventListener('abort', onDeadline, { once: true });
       limits.signal?.addEventListener('abort', onAbort, { once: true });
       this.current = {
         settle: (outcome) => {
           clearInterval(watch);
-          deadline.removeEventListener('abort', onDeadline);
+          limit.clear();
+          limit.signal.removeEventListener('abort', onDeadline);
           limits.signal?.removeEventListener('abort', onAbort);
           this.current = undefined;
           this.claimed = false;
@@ -166,7 +168,7 @@ export class DocumentProcess {
           this.afterTask();
         },
       };
-      if (deadline.aborted) return onDeadline();
+      if (limit.signal.aborted) return onDeadline();
       if (limits.signal?.aborted) return onAbort();
       this.child.send(task, (error) => {
         if (error) stop('crashed');

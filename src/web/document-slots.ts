@@ -7,6 +7,7 @@
  * behind its own documents, as a crawl of many PDFs does, waits on.)
  */
 import { GleanerError } from '../errors.js';
+import { deadline } from '../deadline.js';
 import { FairSlots } from './fair-slots.js';
 
 export interface SlotRequest {
@@ -47,8 +48,11 @@ export class DocumentSlots {
       );
     };
     let timer = setTimeout(expire, request.waitMs);
-    const signal = request.signal ? AbortSignal.any([request.signal, busy.signal]) : busy.signal;
-    return this.slots.acquire(request.owner, signal).finally(() => clearTimeout(timer));
+    const wait = deadline(undefined, request.signal, busy.signal);
+    return this.slots.acquire(request.owner, wait.signal).finally(() => {
+      clearTimeout(timer);
+      wait.clear();
+    });
   }
 
   /** Slots an owner holds now (for tests and logs). */

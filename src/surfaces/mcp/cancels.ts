@@ -6,6 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { RoundState } from './client-model.js';
+import { deadline } from '../../deadline.js';
 
 const KEEP_MS = 10 * 60_000;
 const POLL_MS = 1_000;
@@ -30,6 +31,8 @@ export class Cancellations {
     const key = cancelKey(ownerId, requestId);
     const started = Date.now();
     const controller = new AbortController();
+    // Listens before stop() does, so a cancel reaches the call's signal before stop() lets go.
+    const wait = deadline(undefined, signal, controller.signal);
     const heard = (at: number) => {
       if (at >= started) controller.abort();
     };
@@ -44,8 +47,9 @@ export class Cancellations {
     const stop = () => {
       clearInterval(timer);
       this.local.off(key, heard);
+      wait.clear();
     };
     controller.signal.addEventListener('abort', stop, { once: true });
-    return { signal: AbortSignal.any([signal, controller.signal]), stop };
+    return { signal: wait.signal, stop };
   }
 }

@@ -10,7 +10,7 @@
  *   wait:<ms> | wait:<css>
  *
  * Parsing is here (below the operations, which refuse a bad action with a 400 naming its index before
- * anything is charged); running is here too, inside the render's deadline (browser-pool.ts).
+ * anything is charged); running is here too, inside the render's deadline (page-render.ts).
  */
 import type { Page } from 'playwright-core';
 import { GleanerError } from '../../errors.js';

@@ -10,7 +10,7 @@
 import type { HttpClient } from '../../net/http.js';
 import { GleanerError, isGleanerError } from '../../errors.js';
 import { fetchPage, statusError, RedirectSignal, type FetchedPage, type FetchPageOptions } from '../fetch-page.js';
-import type { PageRenderer } from './browser-pool.js';
+import type { PageRenderer } from './types.js';
 import type { BrowserAction } from './actions.js';
 import type { Screenshot, ScreenshotKind } from './screenshot.js';
 import { looksLikeAppShell, looksLikeChallenge } from './shell.js';

@@ -3,7 +3,7 @@
  * V8's heap limit (--js-flags=--max-old-space-size, set at launch) stops a script's objects, but not
  * ArrayBuffers, the DOM or images, which live outside that heap: so while the browser runs, its
  * renderer processes' resident memory is read from /proc once a second, and a renderer over the limit is
- * killed. Its pages crash, and their renders fail with a clear error (browser-pool.ts). Linux only (the
+ * killed. Its pages crash, and their renders fail with a clear error (page-render.ts). Linux only (the
  * limit is /proc's); elsewhere only the V8 limit holds.
  */
 import fs from 'node:fs';

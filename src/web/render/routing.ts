@@ -7,7 +7,7 @@
  *   - redirects are followed by the client (each hop guarded), because the browser would send a
  *     fulfilled redirect's next hop straight to the network, past the route;
  *   - WebSockets are refused (closed before any connection);
- *   - the context's proxy is a closed port (see browser-pool.ts), so anything that slipped past the
+ *   - the context's proxy is a closed port (see contexts.ts), so anything that slipped past the
  *     route (a request type Playwright does not route) fails instead of reaching the network.
  * Images, fonts and media are not fetched at all: text is what a render is for.
  */
