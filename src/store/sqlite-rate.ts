@@ -5,12 +5,12 @@
  * They live in a file of their own next to the store's, written from the event loop with no fsync
  * (synchronous=OFF): a bucket is worth nothing after a power cut, and a charged call must not wait for
  * a second disk flush. A process killed mid-step leaves a journal SQLite rolls back; a file that cannot
- * be opened or read (a power cut mid-write, a file from another engine) is thrown away and made anew,
+ * be opened or read (a power cut mid-write, a file left in WAL mode) is thrown away and made anew,
  * since all it can lose is some minutes of buckets.
  */
 import fs from 'node:fs';
-import { openDb, type Db, type SqliteEngine } from './sqlite-db.js';
-import { retryBusy } from './sqlite.js';
+import { Db } from './sqlite-db.js';
+import { retryBusy } from './sqlite-lock.js';
 import { stepBucket, type TokenStep } from './token-bucket.js';
 
 const SCHEMA = 'CREATE TABLE IF NOT EXISTS buckets (name TEXT PRIMARY KEY, tokens REAL NOT NULL, at INTEGER NOT NULL)';
@@ -29,22 +29,22 @@ export class SqliteRateBuckets {
     readonly file: string,
   ) {}
 
-  static async open(file: string, engine: SqliteEngine): Promise<SqliteRateBuckets> {
+  static async open(file: string): Promise<SqliteRateBuckets> {
     try {
-      return await SqliteRateBuckets.openOnce(file, engine);
+      return await SqliteRateBuckets.openOnce(file);
     } catch {
       for (const stale of [file, `${file}-journal`, `${file}-wal`, `${file}-shm`]) fs.rmSync(stale, { force: true });
-      return SqliteRateBuckets.openOnce(file, engine);
+      return SqliteRateBuckets.openOnce(file);
     }
   }
 
-  private static async openOnce(file: string, engine: SqliteEngine): Promise<SqliteRateBuckets> {
+  private static async openOnce(file: string): Promise<SqliteRateBuckets> {
     fs.closeSync(fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_RDWR, 0o600));
-    const db = openDb(file, engine);
+    const db = new Db(file);
     try {
       await retryBusy(file, () => db.exec('PRAGMA synchronous=OFF'));
-      // The wasm engine has no shared memory for WAL; TRUNCATE keeps the journal file in place.
-      await retryBusy(file, () => db.exec(engine === 'node' ? 'PRAGMA journal_mode=WAL' : 'PRAGMA journal_mode=TRUNCATE'));
+      // The store's journal mode (sqlite.ts). A file left in WAL by earlier versions fails here and is made anew.
+      await retryBusy(file, () => db.exec('PRAGMA journal_mode=TRUNCATE'));
       await retryBusy(file, () => db.exec(SCHEMA));
       await retryBusy(file, () => void db.all('SELECT COUNT(*) FROM buckets'));
     } catch (error) {
@@ -56,8 +56,8 @@ export class SqliteRateBuckets {
 
   /**
    * Refills `bucket` to `now` and takes one token if asked and there is one. The steps asked for in
-   * one turn of the event loop share one transaction: on the wasm engine a transaction costs about
-   * 2 ms whatever it holds (its lock is a directory, made and removed), on the node engine tens of µs.
+   * one turn of the event loop share one transaction: a transaction costs about 2 ms whatever it
+   * holds (its lock is a directory, made and removed).
    */
   takeToken(bucket: string, perMinute: number, burst: number, take: boolean, now: number): Promise<TokenStep> {
     return new Promise((resolve, reject) => {

@@ -1,5 +1,5 @@
 /**
- * The one store: SQLite in the data directory by default (node-sqlite3-wasm, no native module), or
+ * The one store: SQLite in the data directory by default (node-sqlite3-wasm on every Node, docs/ledger.md), or
  * Redis named by GLEANER_STORE_URL when several processes or machines share state. JSON values by key,
  * plus the credit ledger (ledger.ts) and, on Redis, the shared rate buckets.
  */
@@ -10,7 +10,6 @@ import { GleanerError } from '../errors.js';
 import { redactUrl } from '../redact.js';
 import { KeyedMutex } from './mutex.js';
 import { SqliteThreadStore } from './sqlite-thread.js';
-import type { SqliteEngine } from './sqlite-db.js';
 import { RedisStore, REDIS_COMMAND_TIMEOUT_MS } from './redis-store.js';
 import { StoreFileError } from './sqlite.js';
 import type { CreditLedger } from './ledger.js';
@@ -34,11 +33,6 @@ export class Store {
     private readonly rateBuckets?: SqliteRateBuckets,
   ) {
     this.ledger = engine.ledger;
-  }
-
-  /** The SQLite engine in use (node:sqlite or wasm); undefined on Redis. */
-  get sqliteEngine(): SqliteEngine | undefined {
-    return this.engine instanceof SqliteThreadStore ? this.engine.engine : undefined;
   }
 
   /**
@@ -159,8 +153,6 @@ export async function openStore(options: {
   dataDir: string;
   storeUrl?: string;
   onRedisError?: (error: Error) => void;
-  /** The SQLite engine (sqlite-db.ts); by default node:sqlite where the runtime has it, else wasm. */
-  sqliteEngine?: SqliteEngine;
 }): Promise<Store> {
   if (options.storeUrl && /^rediss?:/.test(options.storeUrl)) {
     const redis = await RedisStore.open(options.storeUrl, options.onRedisError ?? (() => undefined));
@@ -171,10 +163,10 @@ export async function openStore(options: {
     throw new Error(`GLEANER_STORE_URL: unsupported store "${redactUrl(options.storeUrl)}" (use sqlite://<file> or redis://host:port)`);
   }
   const file = options.storeUrl ? options.storeUrl.replace(/^sqlite:\/\//, '') : path.join(options.dataDir, 'gleaner.sqlite');
-  const sqlite = await SqliteThreadStore.open(file, options.sqliteEngine);
+  const sqlite = await SqliteThreadStore.open(file);
   let rate: SqliteRateBuckets;
   try {
-    rate = await SqliteRateBuckets.open(rateFileOf(file), sqlite.engine);
+    rate = await SqliteRateBuckets.open(rateFileOf(file));
   } catch (error) {
     await sqlite.close();
     throw new StoreFileError(rateFileOf(file), (error as Error).message);
