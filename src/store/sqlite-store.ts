@@ -4,7 +4,7 @@
  * Runs on the store's thread (sqlite-worker.ts); every method is one step of a group commit (sqlite.ts).
  */
 import type { CreditLedger, HeldReservation, ReserveRequest, SettleRequest } from './ledger.js';
-import { SqliteFile, type Db } from './sqlite.js';
+import { SqliteFile, StoreFileError, type Db } from './sqlite.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT);
@@ -13,6 +13,7 @@ CREATE TABLE IF NOT EXISTS usage (account TEXT PRIMARY KEY, period TEXT NOT NULL
 CREATE TABLE IF NOT EXISTS reservations (id TEXT PRIMARY KEY, account TEXT NOT NULL, period TEXT NOT NULL, amount INTEGER NOT NULL, owner TEXT NOT NULL);
 `;
 
+/** Answered as soon as it has run, before the batch's commit (sqlite.ts). */
 const READ = { early: true };
 
 export class SqliteStore {
@@ -126,12 +127,20 @@ function importKeyvTable(db: Db): void {
 
 /**
  * The ledger's steps, each one transaction with the account record read in it: a charge checks the
- * plan as the file holds it at that moment. A reserve, a settle and a keep are answered after their
- * commit is on the disk (a call replies only after its keep or settle).
+ * plan as the file holds it at that moment. A settle and a keep are answered after their commit is
+ * on the disk (a call replies only after its keep or settle).
  */
 export class SqliteLedger implements CreditLedger {
+  /** Reservations answered whose commit then failed (bounded): their settle fails, never charges 0. */
+  private readonly lost = new Set<string>();
+
   constructor(private readonly file: SqliteFile) {}
 
+  /**
+   * Answered before its commit (sqlite.ts, `early`): the batch holds the file's lock until then, so no
+   * process can spend the same credits meanwhile, and no reply depends on it alone: its call replies
+   * only after its keep or settle, which find no row, and fail, should this commit not happen.
+   */
   reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number; record?: string }> {
     return this.file.transaction((db) => {
       const record = readKey(db, request.recordKey);
@@ -146,11 +155,12 @@ export class SqliteLedger implements CreditLedger {
         [request.reservationId, request.account, request.period, request.amount, request.owner],
       );
       return { ok: true, used: used + request.amount, record };
-    });
+    }, { early: true, lost: () => this.lost.size < 10_000 && this.lost.add(request.reservationId) });
   }
 
   settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string }> {
     return this.file.transaction((db) => {
+      if (this.lost.has(request.reservationId)) throw new StoreFileError(this.file.file, 'the reservation of this call was not saved');
       const record = readKey(db, request.recordKey);
       const used = readUsed(db, request.account, request.period);
       const [held] = db.all('SELECT period, amount FROM reservations WHERE id = ?', [request.reservationId]);
@@ -168,8 +178,13 @@ export class SqliteLedger implements CreditLedger {
     });
   }
 
+  /** A reservation that is not in the file (its commit failed, or the sweep returned it) is not kept: the call fails. */
   keep(reservationId: string): Promise<void> {
-    return this.file.transaction((db) => db.run('DELETE FROM reservations WHERE id = ?', [reservationId]));
+    return this.file.transaction((db) => {
+      if (db.all('DELETE FROM reservations WHERE id = ? RETURNING id', [reservationId]).length === 0) {
+        throw new StoreFileError(this.file.file, 'the reservation of this call is not in the file');
+      }
+    });
   }
 
   usage(ref: { account: string; recordKey: string }, period: string): Promise<{ used: number; record?: string }> {

@@ -9,9 +9,9 @@
  * Every access runs as a synchronous closure inside a transaction. Closures queued while the previous
  * commit ran share one `BEGIN IMMEDIATE … COMMIT` (a group commit): one lock and one fsync round for
  * many calls, each closure in its own savepoint so one that throws undoes only itself. A write's
- * caller hears after the COMMIT, so nothing it wrote can be lost after it is told so. A read (`early`)
- * is answered as soon as it has run: the batch holds the file's lock, so what it read is what the
- * file holds until the commit, and no reply depends on a read reaching the disk.
+ * caller hears after the COMMIT, so nothing it wrote can be lost after it is told so. A read, or a
+ * reserve (`early`), is answered as soon as it has run: the batch holds the file's lock, so what it
+ * saw is what the file holds until the commit, and no reply depends on it reaching the disk.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,9 +22,14 @@ import { leaveWal } from './sqlite-wal.js';
 
 export { Db, StoreFileError };
 
-interface Queued {
+/** `early`: answered before the COMMIT; `lost`, called should that COMMIT then fail. */
+export interface Early {
+  early?: boolean;
+  lost?: () => void;
+}
+
+interface Queued extends Early {
   work: (db: Db) => unknown;
-  early: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
@@ -84,12 +89,12 @@ export class SqliteFile {
   /**
    * Runs `work` inside a transaction, grouped with everything else queued until the file is free:
    * while one commit waits for the disk, the next batch gathers. Work runs in the order it was queued.
-   * `early` (reads only): answered before the COMMIT.
+   * `early` (reads, reserves): answered before the COMMIT.
    */
-  transaction<T>(work: (db: Db) => T, options: { early?: boolean } = {}): Promise<T> {
+  transaction<T>(work: (db: Db) => T, options: Early = {}): Promise<T> {
     if (this.closed) return Promise.reject(new StoreFileError(this.file, 'the store is closed'));
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, early: options.early ?? false, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work, ...options, resolve: resolve as (value: unknown) => void, reject });
       if (!this.flushing) {
         this.flushing = true;
         setImmediate(() => void this.flush());
@@ -117,7 +122,7 @@ export class SqliteFile {
     }
   }
 
-  /** One transaction for `batch`: each step in its own savepoint, reads answered before the COMMIT. */
+  /** One transaction for `batch`: each step in its own savepoint, the early ones answered before the COMMIT. */
   private async commit(batch: Queued[]): Promise<void> {
     try {
       await retryBusy(this.file, () => this.db.exec('BEGIN IMMEDIATE'));
@@ -140,7 +145,10 @@ export class SqliteFile {
         // Nothing more to undo.
       }
       const failure = new StoreFileError(this.file, `a write failed (${(error as Error).message})`);
-      for (const item of batch) if (!item.early) item.reject(failure);
+      for (const item of batch) {
+        if (!item.early) item.reject(failure);
+        else if (outcomes[batch.indexOf(item)]!.ok) item.lost?.();
+      }
       return;
     }
     batch.forEach((item, i) => !item.early && settle(item, outcomes[i]!));
