@@ -8,7 +8,7 @@ import type { Worker } from 'node:worker_threads';
 import { startThread } from './thread-script.js';
 import { StoreFileError } from './sqlite.js';
 import type { ThreadReply, ThreadRequest } from './sqlite-worker.js';
-import type { AccountRef, CreditLedger, HeldReservation, ReserveRequest, SettleRequest } from './ledger.js';
+import type { AccountRef, CreditLedger } from './ledger.js';
 
 /** Remembered records and index targets, by key (only keys that exist get here): a bound all the same. */
 const REMEMBER_MAX = 10_000;
@@ -33,12 +33,22 @@ export class SqliteThreadStore {
   private stopped?: StoreFileError;
   /** Index key -> the key its value named last time (the key hash -> its account record). */
   private readonly through = new Map<string, string>();
+  /** The account record each account's last ledger step saw, for the allowance sent with the next. */
+  private readonly records = new Map<string, string>();
 
   private constructor(
     private readonly worker: Worker,
     readonly location: string,
   ) {
-    this.ledger = new ThreadLedger(this);
+    // The ledger's steps run on the store's thread (sqlite-store.ts has their SQL).
+    this.ledger = {
+      reserve: (request) => this.withAllowance('reserve', request),
+      settle: (request) => this.withAllowance('settle', request),
+      keep: (id) => this.call('keep', [id]),
+      usage: (ref, period) => this.call('usage', [{ account: ref.account, recordKey: ref.recordKey }, period]),
+      reservations: () => this.call('reservations', []),
+      adopt: (id, owner) => this.call('adopt', [id, owner]),
+    };
     worker.on('message', (reply: ThreadReply) => this.answer(reply));
     const stop = (why: string) => {
       this.stopped ??= new StoreFileError(location, `its thread stopped (${why})`);
@@ -120,6 +130,26 @@ export class SqliteThreadStore {
     await this.worker.terminate();
   }
 
+  /**
+   * Sends a ledger step with the allowance of the record last seen; when the file holds another record
+   * the thread undoes the step and sends it back, and the step goes again with that record's allowance.
+   */
+  private async withAllowance<R extends { record?: string }>(method: string, request: AccountRef): Promise<R> {
+    const { allowanceOf, ...plain } = request;
+    for (let attempt = 0; ; attempt++) {
+      const record = this.records.get(request.recordKey);
+      const hint = record === undefined ? undefined : { record, allowance: allowanceOf(record) };
+      try {
+        const result = await this.call<R>(method, [plain], hint);
+        if (result.record !== undefined) remember(this.records, request.recordKey, result.record);
+        return result;
+      } catch (error) {
+        if (!(error instanceof StaleRecord) || error.record === undefined || attempt >= STALE_RETRIES) throw error;
+        remember(this.records, request.recordKey, error.record);
+      }
+    }
+  }
+
   private answer(reply: ThreadReply): void {
     const waiting = this.pending.get(reply.id);
     if (!waiting) return;
@@ -129,57 +159,5 @@ export class SqliteThreadStore {
     else if (reply.error.kind === 'file') waiting.reject(new StoreFileError(reply.error.file, reply.error.detail));
     else if (reply.error.kind === 'stale') waiting.reject(new StaleRecord(reply.error.record));
     else waiting.reject(new Error(reply.error.message));
-  }
-}
-
-/** The credit ledger's steps, run on the store's thread (sqlite-store.ts has their SQL). */
-class ThreadLedger implements CreditLedger {
-  /** The account record each account's last step saw, for the allowance sent with the next. */
-  private readonly records = new Map<string, string>();
-
-  constructor(private readonly store: SqliteThreadStore) {}
-
-  reserve(request: ReserveRequest): Promise<{ ok: boolean; used: number; record?: string }> {
-    return this.withAllowance('reserve', request);
-  }
-
-  settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string }> {
-    return this.withAllowance('settle', request);
-  }
-
-  keep(reservationId: string): Promise<void> {
-    return this.store.call('keep', [reservationId]);
-  }
-
-  usage(ref: { account: string; recordKey: string }, period: string): Promise<{ used: number; record?: string }> {
-    return this.store.call('usage', [{ account: ref.account, recordKey: ref.recordKey }, period]);
-  }
-
-  reservations(): Promise<HeldReservation[]> {
-    return this.store.call('reservations', []);
-  }
-
-  adopt(reservationId: string, owner: string): Promise<boolean> {
-    return this.store.call('adopt', [reservationId, owner]);
-  }
-
-  /**
-   * Sends a step with the allowance of the record last seen; when the file holds another record the
-   * thread undoes the step and sends it back, and the step goes again with that record's allowance.
-   */
-  private async withAllowance<R extends { record?: string }>(method: string, request: AccountRef): Promise<R> {
-    const { allowanceOf, ...plain } = request;
-    for (let attempt = 0; ; attempt++) {
-      const record = this.records.get(request.recordKey);
-      const hint = record === undefined ? undefined : { record, allowance: allowanceOf(record) };
-      try {
-        const result = await this.store.call<R>(method, [plain], hint);
-        if (result.record !== undefined) remember(this.records, request.recordKey, result.record);
-        return result;
-      } catch (error) {
-        if (!(error instanceof StaleRecord) || error.record === undefined || attempt >= STALE_RETRIES) throw error;
-        remember(this.records, request.recordKey, error.record);
-      }
-    }
   }
 }

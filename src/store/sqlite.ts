@@ -49,8 +49,9 @@ export class SqliteFile {
   /**
    * Opens (creating if needed) the file, with the data directory 0700 and the file 0600, and proves
    * it can be read and written: a corrupt, unreadable or read-only store fails here, naming the file.
+   * `synchronous` OFF only for what a power cut may lose (the rate buckets, sqlite-rate.ts).
    */
-  static async open(file: string, schema: string): Promise<SqliteFile> {
+  static async open(file: string, schema: string, synchronous: 'FULL' | 'OFF' = 'FULL'): Promise<SqliteFile> {
     try {
       fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
       // Create the file ourselves so it is 0600 whatever the umask (SQLite would make it 0644).
@@ -66,7 +67,7 @@ export class SqliteFile {
       const opened = (db = new Db(file));
       // The pragmas read the schema, so they wait for the lock like a transaction. journal_mode is set
       // outside a transaction: inside one SQLite keeps DELETE, whose unlink this VFS never syncs.
-      await retryBusy(file, () => opened.exec('PRAGMA synchronous=FULL'));
+      await retryBusy(file, () => opened.exec(`PRAGMA synchronous=${synchronous}`));
       await retryBusy(file, () => opened.exec('PRAGMA journal_mode=TRUNCATE'));
       const store = new SqliteFile(opened, file);
       await store.transaction((d) => {

@@ -80,7 +80,7 @@ export class Store {
   }
 
   async close(): Promise<void> {
-    this.rateBuckets?.close();
+    await this.rateBuckets?.close();
     await this.engine.close();
   }
 
