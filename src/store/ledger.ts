@@ -1,13 +1,10 @@
 /**
  * The credit ledger's contract, kept apart from key state: a charge touches only usage and
- * reservations, never the account record that `keys revoke` and `set-plan` change.
- * Each method is one atomic step in the database (a SQLite transaction or one Redis script).
+ * reservations, never the account record that `keys revoke` and `set-plan` change. Each method is one
+ * atomic step in the database (a SQLite transaction or one Redis script), which reads the account
+ * record too, so a charge sees the plan as it is now.
  */
 
-/**
- * The account record is read in the same atomic step as the usage (one SQLite transaction), so a
- * charge sees the plan as it is now and costs one round trip to the file.
- */
 export interface AccountRef {
   account: string;
   /** The store key of the account record (JSON). */
@@ -51,10 +48,7 @@ export interface CreditLedger {
    * A reservation that no longer exists (already settled, or returned by the sweep) charges nothing.
    */
   settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string }>;
-  /**
-   * Closes a reservation charged exactly as reserved: its credits are already in the usage, so only
-   * its row goes. Resolves once that is durable: a caller replies only then, or a crash would refund the reply.
-   */
+  /** Closes a reservation charged exactly as reserved (only its row goes); resolves once that is durable. */
   keep(reservationId: string): Promise<void>;
   /** The account record and its usage, read together. */
   usage(ref: Omit<AccountRef, 'allowanceOf'>, period: string): Promise<{ used: number; record?: string }>;

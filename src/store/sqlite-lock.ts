@@ -1,8 +1,7 @@
 /**
  * The embedded store's lock, as node-sqlite3-wasm takes it: the directory `<file>.lock`, made for a
- * transaction and removed after (SQLITE_BUSY while another process holds it). Busy is retried
- * without blocking; a lock directory older than STALE_LOCK_MS belonged to a process that died inside
- * a transaction (ours are synchronous and last milliseconds) and is removed.
+ * transaction and removed after. Busy is retried without blocking; a lock directory older than
+ * STALE_LOCK_MS was left by a process that died inside a transaction (ours last milliseconds).
  */
 import fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
@@ -42,10 +41,10 @@ export async function retryBusy(file: string, step: () => void): Promise<void> {
 }
 
 /** Runs `work` holding the file's lock directory, as a transaction of the engine would. */
-export async function withFileLock<T>(file: string, work: () => Promise<T> | T): Promise<T> {
+export async function withFileLock<T>(file: string, work: () => T): Promise<T> {
   await retryBusy(file, () => fs.mkdirSync(`${file}.lock`));
   try {
-    return await work();
+    return work();
   } finally {
     fs.rmSync(`${file}.lock`, { recursive: true, force: true });
   }

@@ -73,8 +73,7 @@ export class SqliteStore {
 /** A value by key, unless expired. */
 function readKey(db: Db, key: string): string | undefined {
   const [row] = db.all('SELECT value, expires FROM kv WHERE key = ?', [key]);
-  if (!row || (typeof row.expires === 'number' && row.expires <= Date.now())) return undefined;
-  return row.value as string;
+  return !row || (typeof row.expires === 'number' && row.expires <= Date.now()) ? undefined : (row.value as string);
 }
 
 /** The time left on a key, so an update keeps the expiry it was stored with. */
@@ -85,6 +84,14 @@ function ttlOf(db: Db, key: string): number | undefined {
 
 function write(db: Db, key: string, value: string, ttlMs?: number): void {
   db.run('INSERT INTO kv(key, value, expires) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires = excluded.expires', [key, value, ttlMs ? Date.now() + ttlMs : null]);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** An account's usage in `period` (0 for an older one). */
@@ -107,13 +114,8 @@ function importKeyvTable(db: Db): void {
   for (const row of db.all('SELECT key, value FROM keyv') as { key: string; value: string }[]) {
     if (!row.key.startsWith('gleaner:')) continue;
     const key = row.key.slice('gleaner:'.length);
-    let entry: { value?: unknown; expires?: number | null };
-    try {
-      entry = JSON.parse(row.value) as typeof entry;
-    } catch {
-      continue;
-    }
-    if (entry.value === undefined || (entry.expires && entry.expires <= Date.now())) continue;
+    const entry = parseJson(row.value) as { value?: unknown; expires?: number | null } | undefined;
+    if (entry?.value === undefined || (entry.expires && entry.expires <= Date.now())) continue;
     let value = entry.value as Record<string, unknown>;
     if (key.startsWith('account:') && typeof value.used === 'number' && typeof value.period === 'string') {
       db.run('INSERT OR IGNORE INTO usage(account, period, used) VALUES (?, ?, ?)', [key.slice('account:'.length), value.period, value.used]);
@@ -192,10 +194,7 @@ export class SqliteLedger implements CreditLedger {
   }
 
   reservations(): Promise<HeldReservation[]> {
-    return this.file.transaction(
-      (db) => db.all('SELECT id, account, owner, amount FROM reservations').map((row) => ({ id: row.id as string, account: row.account as string, owner: row.owner as string, amount: row.amount as number })),
-      READ,
-    );
+    return this.file.transaction((db) => db.all('SELECT id, account, owner, amount FROM reservations') as unknown as HeldReservation[], READ);
   }
 
   adopt(reservationId: string, owner: string): Promise<boolean> {

@@ -4,8 +4,7 @@
  * the disk into the next transaction, and answers a write once its commit is on the disk, a read as
  * soon as it has run. The event loop never waits for an fsync, nor for the file's lock.
  */
-import type { Worker } from 'node:worker_threads';
-import { startThread } from './thread-script.js';
+import { Worker } from 'node:worker_threads';
 import { StoreFileError } from './sqlite.js';
 import type { ThreadReply, ThreadRequest } from './sqlite-worker.js';
 import type { AccountRef, CreditLedger } from './ledger.js';
@@ -19,6 +18,14 @@ class StaleRecord extends Error {
   constructor(readonly record: string | undefined) {
     super('the account record kept changing');
   }
+}
+
+/** The store's thread: the built JavaScript, or under tsx and vitest the source, once the thread has registered tsx. */
+function startThread(file: string): Worker {
+  const fromSources = import.meta.url.endsWith('.ts');
+  const script = new URL(`./sqlite-worker${fromSources ? '.ts' : '.js'}`, import.meta.url);
+  if (!fromSources) return new Worker(script, { execArgv: [], workerData: { file } });
+  return new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script.href)}); })`, { eval: true, workerData: { file } });
 }
 
 function remember(map: Map<string, string>, key: string, value: string): void {
@@ -62,7 +69,7 @@ export class SqliteThreadStore {
 
   /** Starts the store's thread on `file` and waits until the file is open and proven writable. */
   static async open(file: string): Promise<SqliteThreadStore> {
-    const worker = startThread('sqlite-worker', { workerData: { file } });
+    const worker = startThread(file);
     const ready = await new Promise<ThreadReply>((resolve) => {
       worker.once('message', resolve);
       worker.once('error', (error) => resolve({ id: 0, error: { kind: 'file', file, detail: error.message } }));

@@ -1,15 +1,12 @@
 /**
- * A store file left in WAL mode, by Gleaner before one engine (its Node 22+ processes wrote with
- * node:sqlite in WAL): node-sqlite3-wasm cannot read WAL (its VFS has no shared memory). At open, such
- * a file goes back to the rollback journal when that is safe, or it is refused, naming the file and
- * what to do. Never while another process holds it: that process would go on writing a WAL that
- * nobody else reads.
- * - Where the runtime has node:sqlite (Node 22.13+), SQLite itself converts it: it copies what the
- *   WAL holds into the file, and refuses (SQLITE_BUSY) while any other connection has the file open.
- * - Elsewhere (Node 20), only a file with no `-wal` and no `-shm` beside it, which no open connection
- *   and no pending change leaves: its header's two format bytes are set back to the rollback journal's
- *   (what SQLite writes itself when it leaves WAL with nothing to copy).
- * Both under the file's lock directory, so no process of this design opens it meanwhile.
+ * A store file left in WAL mode by earlier Gleaners on Node 22+ (node:sqlite), which node-sqlite3-wasm
+ * cannot read (no shared memory): at open it goes back to the rollback journal when that is safe, else
+ * it is refused naming the file and what to do; never while another process holds it. Under the file's
+ * lock directory, so no process of this design opens it meanwhile.
+ * - With node:sqlite (Node 22.13+), SQLite converts it: it copies what the WAL holds into the file, and
+ *   refuses (SQLITE_BUSY) while any other connection has the file open.
+ * - Without (Node 20), only with no `-wal` and no `-shm` beside it (no open connection, nothing
+ *   pending): the header's format bytes go back to 1, what SQLite writes when it leaves an empty WAL.
  */
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -41,10 +38,7 @@ export async function leaveWal(file: string): Promise<void> {
   });
 }
 
-interface DatabaseSync {
-  prepare(sql: string): { all(): Record<string, unknown>[] };
-  close(): void;
-}
+type DatabaseSync = { prepare(sql: string): { all(): Record<string, unknown>[] }; close(): void };
 type NodeSqlite = { DatabaseSync: new (file: string) => DatabaseSync };
 
 function nodeSqlite(): NodeSqlite | undefined {

@@ -1,12 +1,9 @@
 /**
- * The store's thread: it owns the SQLite connection, so the fsync of every commit blocks this thread
- * and never the event loop that serves requests. Requests come as messages (sqlite-thread.ts) and
- * are grouped into one transaction per commit while the previous commit waits for the disk.
- *
- * The ledger's allowance is a function of the account record (accounts.ts) and functions do not cross
- * threads: the caller sends the allowance it computed for the record it last saw. When the record in
- * the file is not that one (a plan changed), the step is undone and the record is sent back: the
- * caller computes again and retries, so a charge always sees the plan as it is now.
+ * The store's thread: it owns the SQLite connection, so the fsync of every commit blocks this thread,
+ * never the event loop. Requests come as messages (sqlite-thread.ts). A ledger step's allowance is a
+ * function of the account record (accounts.ts), which cannot cross threads: the caller sends the one
+ * it computed for the record it last saw; when the file holds another record (a plan changed), the
+ * step is undone and that record sent back, and the caller computes again and retries.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { SqliteStore } from './sqlite-store.js';
@@ -51,13 +48,8 @@ function describe(error: unknown): ThreadError {
 async function main(): Promise<void> {
   const port = parentPort!;
   const { file } = workerData as { file: string };
-  let store: SqliteStore;
-  try {
-    store = await SqliteStore.open(file);
-  } catch (error) {
-    port.postMessage({ id: 0, error: describe(error) } satisfies ThreadReply);
-    return;
-  }
+  const store = await SqliteStore.open(file).catch((error: unknown) => void port.postMessage({ id: 0, error: describe(error) } satisfies ThreadReply));
+  if (!store) return;
   port.postMessage({ id: 0 } satisfies ThreadReply);
   const ledger = store.ledger;
   // Each method's own arguments, as sqlite-thread.ts sends them.

@@ -1,17 +1,13 @@
 /**
- * The embedded SQLite file (sqlite-db.ts), used from one thread: the store's own worker
- * (sqlite-worker.ts), so the fsyncs of its commits never block the event loop that serves requests.
+ * The embedded SQLite file (sqlite-db.ts), used from the store's own thread (sqlite-worker.ts), so
+ * the fsyncs of its commits never block the event loop. One journal mode for every process, chosen
+ * once: TRUNCATE with synchronous=FULL (a commit survives a power cut). Never WAL: the engine has no
+ * shared memory for it (a file left in WAL by earlier versions: sqlite-wal.ts).
  *
- * One journal mode for every process, chosen once: TRUNCATE with synchronous=FULL (the rollback
- * journal, truncated and synced at each commit: a commit survives a power cut). Never WAL: the wasm
- * engine has no shared memory for it (a file left in WAL by earlier versions: sqlite-wal.ts).
- *
- * Every access runs as a synchronous closure inside a transaction. Closures queued while the previous
- * commit ran share one `BEGIN IMMEDIATE … COMMIT` (a group commit): one lock and one fsync round for
- * many calls, each closure in its own savepoint so one that throws undoes only itself. A write's
- * caller hears after the COMMIT, so nothing it wrote can be lost after it is told so. A read, or a
- * reserve (`early`), is answered as soon as it has run: the batch holds the file's lock, so what it
- * saw is what the file holds until the commit, and no reply depends on it reaching the disk.
+ * Closures queued while the previous commit ran share one `BEGIN IMMEDIATE … COMMIT` (a group commit),
+ * each in its own savepoint so one that throws undoes only itself. A write's caller hears after the
+ * COMMIT. A read, or a reserve (`early`), is answered as soon as it has run: the batch holds the
+ * file's lock, so what it saw is what the file holds until the commit.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -112,9 +108,7 @@ export class SqliteFile {
   private async flush(): Promise<void> {
     try {
       while (this.queue.length > 0) {
-        const batch = this.queue;
-        this.queue = [];
-        await this.commit(batch);
+        await this.commit(this.queue.splice(0));
         // Let the replies go out and the next requests arrive before the next batch.
         await new Promise((resolve) => setImmediate(resolve));
       }

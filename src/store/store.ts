@@ -127,11 +127,6 @@ export class Store {
   }
 }
 
-/** `gleaner.sqlite` -> `gleaner.rate.sqlite`, beside it. */
-function rateFileOf(storeFile: string): string {
-  return storeFile.replace(/(\.sqlite3?|\.db)?$/, (extension) => `.rate${extension || '.sqlite'}`);
-}
-
 /**
  * ioredis times out each command (commandTimeout, the same REDIS_COMMAND_TIMEOUT_MS); a step of
  * several commands (update's lock, read, write, unlock) is bounded here as a whole. The caller stops
@@ -164,12 +159,11 @@ export async function openStore(options: {
   }
   const file = options.storeUrl ? options.storeUrl.replace(/^sqlite:\/\//, '') : path.join(options.dataDir, 'gleaner.sqlite');
   const sqlite = await SqliteThreadStore.open(file);
-  let rate: SqliteRateBuckets;
-  try {
-    rate = await SqliteRateBuckets.open(rateFileOf(file));
-  } catch (error) {
+  // `gleaner.sqlite` -> `gleaner.rate.sqlite`, beside it.
+  const rateFile = file.replace(/(\.sqlite3?|\.db)?$/, (extension) => `.rate${extension || '.sqlite'}`);
+  const rate = await SqliteRateBuckets.open(rateFile).catch(async (error: unknown) => {
     await sqlite.close();
-    throw new StoreFileError(rateFileOf(file), (error as Error).message);
-  }
+    throw new StoreFileError(rateFile, (error as Error).message);
+  });
   return new Store(sqlite, 'sqlite', file, rate);
 }
