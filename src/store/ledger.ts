@@ -30,12 +30,7 @@ export interface SettleRequest extends AccountRef {
   actual: number;
 }
 
-export interface HeldReservation {
-  id: string;
-  account: string;
-  owner: string;
-  amount: number;
-}
+export type HeldReservation = { id: string; account: string; owner: string; amount: number };
 
 export interface CreditLedger {
   /**

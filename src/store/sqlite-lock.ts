@@ -13,12 +13,9 @@ const STALE_LOCK_MS = 10_000;
 const BUSY_GIVE_UP_MS = 30_000;
 
 export class StoreFileError extends Error {
-  constructor(
-    readonly file: string,
-    readonly detail: string,
-  ) {
+  override name = 'StoreFileError';
+  constructor(readonly file: string, readonly detail: string) {
     super(`The store ${file} cannot be used: ${detail}`);
-    this.name = 'StoreFileError';
   }
 }
 

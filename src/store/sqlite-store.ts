@@ -198,10 +198,6 @@ export class SqliteLedger implements CreditLedger {
   }
 
   adopt(reservationId: string, owner: string): Promise<boolean> {
-    return this.file.transaction((db) => {
-      const found = db.all('SELECT 1 FROM reservations WHERE id = ?', [reservationId]).length > 0;
-      if (found) db.run('UPDATE reservations SET owner = ? WHERE id = ?', [owner, reservationId]);
-      return found;
-    });
+    return this.file.transaction((db) => db.all('UPDATE reservations SET owner = ? WHERE id = ? RETURNING id', [owner, reservationId]).length > 0);
   }
 }

@@ -93,13 +93,13 @@ export class SqliteThreadStore {
     });
   }
 
-  get(key: string): Promise<string | undefined> {
-    return this.call('get', [key]);
-  }
-
-  set(key: string, value: string, ttlMs?: number): Promise<void> {
-    return this.call('set', [key, value, ttlMs]);
-  }
+  // The plain steps, one message each.
+  readonly get = (key: string) => this.call<string | undefined>('get', [key]);
+  readonly set = (key: string, value: string, ttlMs?: number) => this.call<void>('set', [key, value, ttlMs]);
+  readonly delete = (key: string) => this.call<void>('delete', [key]);
+  readonly sweepExpired = (prefix: string) => this.call<void>('sweepExpired', [prefix]);
+  /** Writes `next` only if the key still holds `expected` (compare-and-swap); false when it changed. */
+  readonly compareAndSet = (key: string, expected: string | undefined, next: string | undefined) => this.call<boolean>('compareAndSet', [key, expected, next]);
 
   /**
    * Reads `key`, then the key its value names (an index, then its record), as one snapshot: one
@@ -116,19 +116,6 @@ export class SqliteThreadStore {
       guess = target;
     }
     throw new StoreFileError(this.location, `the index ${key} kept changing`);
-  }
-
-  delete(key: string): Promise<void> {
-    return this.call('delete', [key]);
-  }
-
-  sweepExpired(prefix: string): Promise<void> {
-    return this.call('sweepExpired', [prefix]);
-  }
-
-  /** Writes `next` only if the key still holds `expected` (compare-and-swap); false when it changed. */
-  compareAndSet(key: string, expected: string | undefined, next: string | undefined): Promise<boolean> {
-    return this.call('compareAndSet', [key, expected, next]);
   }
 
   async close(): Promise<void> {

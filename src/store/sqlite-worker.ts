@@ -10,13 +10,8 @@ import { SqliteStore } from './sqlite-store.js';
 import { StoreFileError } from './sqlite.js';
 import type { AccountRef } from './ledger.js';
 
-export interface ThreadRequest {
-  id: number;
-  method: string;
-  args: unknown[];
-  /** The record the caller computed `allowance` for (ledger steps). */
-  hint?: { record: string; allowance: number | null };
-}
+/** `hint`: the record the caller computed `allowance` for (ledger steps). */
+export type ThreadRequest = { id: number; method: string; args: unknown[]; hint?: { record: string; allowance: number | null } };
 
 export type ThreadError = { kind: 'file'; file: string; detail: string } | { kind: 'stale'; record?: string } | { kind: 'other'; message: string };
 

@@ -35,10 +35,7 @@ export class Store {
     this.ledger = engine.ledger;
   }
 
-  /**
-   * One step of a per-minute token bucket shared by every process on this store: refilled to `now`
-   * (Redis uses its own clock), one token taken if `take` and there is one.
-   */
+  /** One step of a per-minute token bucket shared by every process: refilled to `now` (Redis: its clock), a token taken if `take`. */
   takeToken(bucket: string, perMinute: number, burst: number, take: boolean, now: number): Promise<TokenStep> {
     if (this.engine instanceof RedisStore) return this.engine.takeToken(bucket, perMinute, burst, take);
     return this.rateBuckets!.takeToken(bucket, perMinute, burst, take, now);
@@ -70,10 +67,8 @@ export class Store {
   }
 
   /**
-   * Atomic read-modify-write of one key, across every process sharing the store. `change` returns
-   * the new value (undefined deletes) and a result for the caller; throwing aborts without writing.
-   * On SQLite the change is applied by compare-and-swap on the store's thread (retried if another
-   * process wrote the key meanwhile). On Redis a short lock.
+   * Atomic read-modify-write of one key, across every process sharing the store. `change` returns the
+   * new value (undefined deletes) and a result; throwing aborts without writing. SQLite: compare-and-swap.
    */
   async update<T, R>(key: string, change: Change<T, R>): Promise<R> {
     return this.mutex.run(key, () => this.guard(() => (this.engine instanceof SqliteThreadStore ? this.updateSqlite(this.engine, key, change) : this.updateRedis(this.engine, key, change))));
