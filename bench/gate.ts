@@ -58,7 +58,7 @@ export async function gateOnThisDisk(disk: string): Promise<void> {
     const rounds = 4;
     const perRound = 1_000;
     const store = server.app.services.store;
-    console.log(`gate, ${disk}: node ${process.version}, store ${store.kind} (${store.sqliteEngine ?? ''}), load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(`gate, ${disk}: node ${process.version}, store ${store.kind}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     await measure(`gate, ${disk}, bare node:http handler (ceiling)`, perRound * 2, 32, get(`http://127.0.0.1:${(bare.address() as AddressInfo).port}`, '/'));
     // A round of each first, not counted: the first thousand calls run on code not yet optimized.
     await measure(`gate, ${disk}, warm-up, free call`, perRound, 32, get(server.baseUrl, '/v1/me'));
@@ -76,7 +76,7 @@ export async function gateOnThisDisk(disk: string): Promise<void> {
     const total = (rounds + 1) * perRound;
     const { used } = await server.app.services.accounts.balance(account);
     console.log(
-      `gate, ${disk}: 1-credit throughput ${((freeSeconds / paidSeconds) * 100).toFixed(0)}% of the free call's over ${rounds} alternating rounds (rounds: ${shares.join(', ')}; node ${process.version}, SQLite engine ${store.sqliteEngine ?? store.kind}); credits charged ${used} for ${total} calls (${used === total ? 'none lost' : 'MISMATCH'})`,
+      `gate, ${disk}: 1-credit throughput ${((freeSeconds / paidSeconds) * 100).toFixed(0)}% of the free call's over ${rounds} alternating rounds (rounds: ${shares.join(', ')}; node ${process.version}, store ${store.kind}); credits charged ${used} for ${total} calls (${used === total ? 'none lost' : 'MISMATCH'})`,
     );
   } finally {
     bare.close();

@@ -112,7 +112,7 @@ export class Accounts {
       if (!gone.has(held.owner)) gone.set(held.owner, await ownerGone(this.store, held.owner));
       if (!gone.get(held.owner)) continue;
       const settled = await this.store.ledger.settle({ ...this.ref(held.account), reservationId: held.id, period: creditPeriod(this.clock()), actual: 0 });
-      if (settled.found) returned += settled.returned ?? held.amount;
+      if (settled.found) returned += held.amount;
     }
     return returned;
   }
@@ -190,12 +190,11 @@ export class Accounts {
     const reservationId = into?.id ?? randomUUID();
     const attempt = async () => {
       try {
-        return await this.store.guard(() => this.store.ledger.reserve({ ...this.ref(accountId), period, amount, reservationId, owner: this.owner, adding: into !== undefined }));
+        return await this.store.guard(() => this.store.ledger.reserve({ ...this.ref(accountId), period, amount, reservationId, owner: this.owner }));
       } catch (error) {
         // A reservation that timed out may still run when the store wakes up: the release sent after
         // it on the same connection undoes it then (settling an unknown reservation does nothing).
-        // Lazy like the reservation, so it is queued behind it (SQLite runs lazy writes in order).
-        if (!into) void this.store.ledger.settle({ ...this.ref(accountId), reservationId, period, actual: 0 }, { lazy: true }).catch(() => undefined);
+        if (!into) void this.store.ledger.settle({ ...this.ref(accountId), reservationId, period, actual: 0 }).catch(() => undefined);
         throw error;
       }
     };
@@ -232,7 +231,7 @@ export class Accounts {
    * Closes a reservation charged exactly as reserved: the credits are already counted in the usage,
    * so this only removes the reservation's row. Resolves once that is durable: a reply sent before
    * it would be a charge the sweep returns should the process die in the next milliseconds. On
-   * SQLite it shares the group commit of the charges of a few milliseconds (a lazy write).
+   * SQLite it shares the group commit of the charges that arrive meanwhile.
    * The caller answers with the balance it got when reserving, which this does not change.
    */
   async keep(reservation: Reservation): Promise<void> {
@@ -250,16 +249,6 @@ export class Accounts {
    */
   async adopt(reservation: Reservation): Promise<boolean> {
     return this.store.guard(() => this.store.ledger.adopt(reservation.id, this.owner));
-  }
-
-  /**
-   * Gives a reservation a row of its own in the ledger before it leaves this process (a job record
-   * carries it, and another process may settle, release or adopt it): on SQLite's wasm engine a
-   * call's credits may sit in this process's block of credits, which only this process can use
-   * (store/sqlite-leases.ts). Nothing to do elsewhere.
-   */
-  async pin(reservation: Reservation): Promise<void> {
-    await this.store.guard(async () => this.store.ledger.pin?.(reservation.id));
   }
 
   private async modify(id: string, change: (account: AccountRecord) => AccountRecord): Promise<AccountRecord> {

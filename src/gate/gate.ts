@@ -125,7 +125,6 @@ export class Gate {
       const startJob = async (status: number): Promise<CallResult> => {
         const reserved = held.reservation;
         // The job record carries the reservation to whichever process runs, cancels or resumes the job.
-        if (reserved) await this.services.accounts.pin(reserved);
         const job = await this.services.jobs.submit({
           operation: operation.name,
           ownerId: account.id,
@@ -230,7 +229,6 @@ export class Gate {
   private async executeJob(job: JobRecord, run: JobRunContext): Promise<unknown> {
     const operation = this.byName.get(job.operation);
     const held = new HeldCredits(this.services.accounts, job.ownerId, job.meta.reservation as Reservation | undefined, async (reservation) => {
-      await this.services.accounts.pin(reservation);
       await this.services.jobs.updateMeta(job.jobId, { reservation });
     });
     const started = Date.now();

@@ -1,13 +1,10 @@
 /**
  * The credit ledger's contract, kept apart from key state: a charge touches only usage and
- * reservations, never the account record that `keys revoke` and `set-plan` change.
- * Each method is one atomic step in the database (a SQLite transaction or one Redis script).
+ * reservations, never the account record that `keys revoke` and `set-plan` change. Each method is one
+ * atomic step in the database (a SQLite transaction or one Redis script), which reads the account
+ * record too, so a charge sees the plan as it is now.
  */
 
-/**
- * The account record is read in the same atomic step as the usage (one SQLite transaction), so a
- * charge sees the plan as it is now and costs one round trip to the file.
- */
 export interface AccountRef {
   account: string;
   /** The store key of the account record (JSON). */
@@ -22,8 +19,6 @@ export interface ReserveRequest extends AccountRef {
   amount: number;
   /** The reservation to create, or to add to when it exists. */
   reservationId: string;
-  /** Credits added to a reservation made earlier (which may have a row of its own): never from a block of credits. */
-  adding?: boolean;
   /** The process holding the reservation (see owners.ts). */
   owner: string;
 }
@@ -35,21 +30,7 @@ export interface SettleRequest extends AccountRef {
   actual: number;
 }
 
-export interface SettleOptions {
-  /**
-   * Only for a settle whose loss in a crash favours the user: one that charges exactly what was
-   * reserved, whose row, left behind by a crash, is returned by the sweep. SQLite no longer needs it
-   * (its steps are grouped on the store's thread, in order, docs/ledger.md); kept for the interface.
-   */
-  lazy?: boolean;
-}
-
-export interface HeldReservation {
-  id: string;
-  account: string;
-  owner: string;
-  amount: number;
-}
+export type HeldReservation = { id: string; account: string; owner: string; amount: number };
 
 export interface CreditLedger {
   /**
@@ -60,24 +41,13 @@ export interface CreditLedger {
   /**
    * Removes the reservation and turns it into the actual charge (capped by the allowance).
    * A reservation that no longer exists (already settled, or returned by the sweep) charges nothing.
-   * `returned`: the credits it gave back, where that is not simply the reservation as listed (SQLite: a
-   * dead process's block, less the charges its journal kept, store/keep-journal.ts).
    */
-  settle(request: SettleRequest, options?: SettleOptions): Promise<{ charged: number; used: number; found: boolean; record?: string; returned?: number }>;
-  /**
-   * Closes a reservation charged exactly as reserved: its credits are already in the usage, so only
-   * its row goes (no read, no usage write). On SQLite it shares the next group commit on the store's
-   * thread and resolves once committed: a caller replies only then, or a crash would refund the reply.
-   */
+  settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string }>;
+  /** Closes a reservation charged exactly as reserved (only its row goes); resolves once that is durable. */
   keep(reservationId: string): Promise<void>;
   /** The account record and its usage, read together. */
   usage(ref: Omit<AccountRef, 'allowanceOf'>, period: string): Promise<{ used: number; record?: string }>;
   reservations(): Promise<HeldReservation[]>;
   /** Hands a reservation to another process (a job resumed elsewhere); false when it is gone. */
   adopt(reservationId: string, owner: string): Promise<boolean>;
-  /**
-   * Makes sure the reservation is a row any process can settle, release or adopt (SQLite's wasm
-   * engine may answer a reservation from this process's block of credits, store/sqlite-leases.ts).
-   */
-  pin?(reservationId: string): Promise<void>;
 }

@@ -1,27 +1,17 @@
 /**
- * The store's thread: it owns the SQLite connection that writes (and, on the wasm engine, reads), so
- * the fsync of every commit blocks this thread and never the event loop that serves requests.
- * Requests come as messages (sqlite-thread.ts) and are grouped into one transaction per commit by
- * SqliteFile while the previous commit waits for the disk (group commit).
- *
- * The ledger's allowance is a function of the account record (accounts.ts) and functions do not cross
- * threads: the caller sends the allowance it computed for the record it last saw. When the record in
- * the file is not that one (a plan changed), the step is undone and the record is sent back: the
- * caller computes again and retries, so a charge always sees the plan as it is now.
+ * The store's thread: it owns the SQLite connection, so the fsync of every commit blocks this thread,
+ * never the event loop. Requests come as messages (sqlite-thread.ts). A ledger step's allowance is a
+ * function of the account record (accounts.ts), which cannot cross threads: the caller sends the one
+ * it computed for the record it last saw; when the file holds another record (a plan changed), the
+ * step is undone and that record sent back, and the caller computes again and retries.
  */
-import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { SqliteStore, type ClaimRequest } from './sqlite-store.js';
+import { parentPort, workerData } from 'node:worker_threads';
+import { SqliteStore } from './sqlite-store.js';
 import { StoreFileError } from './sqlite.js';
-import type { SqliteEngine } from './sqlite-db.js';
 import type { AccountRef } from './ledger.js';
 
-export interface ThreadRequest {
-  id: number;
-  method: string;
-  args: unknown[];
-  /** The record the caller computed `allowance` for (ledger steps). */
-  hint?: { record: string; allowance: number | null };
-}
+/** `hint`: the record the caller computed `allowance` for (ledger steps). */
+export type ThreadRequest = { id: number; method: string; args: unknown[]; hint?: { record: string; allowance: number | null } };
 
 export type ThreadError = { kind: 'file'; file: string; detail: string } | { kind: 'stale'; record?: string } | { kind: 'other'; message: string };
 
@@ -33,10 +23,8 @@ class StaleRecord extends Error {
   }
 }
 
-/** An AccountRef without its function, as it crosses the thread boundary. */
-type PlainRef<T extends AccountRef> = Omit<T, 'allowanceOf'>;
-
-function withAllowance<T extends AccountRef>(ref: PlainRef<T>, hint: ThreadRequest['hint']): T {
+/** An AccountRef with the allowance of the record the caller saw, as it crosses the thread boundary. */
+function withAllowance<T extends AccountRef>(ref: Omit<T, 'allowanceOf'>, hint: ThreadRequest['hint']): T {
   return {
     ...ref,
     allowanceOf: (record: string) => {
@@ -54,53 +42,32 @@ function describe(error: unknown): ThreadError {
 
 async function main(): Promise<void> {
   const port = parentPort!;
-  const { file, engine, notes } = workerData as { file: string; engine: SqliteEngine; notes: MessagePort };
-  let store: SqliteStore;
-  try {
-    store = await SqliteStore.open(file, engine);
-  } catch (error) {
-    port.postMessage({ id: 0, error: describe(error) } satisfies ThreadReply);
-    return;
-  }
-  // The wasm engine's reads wait for this thread; the event loop answers key lookups from a cache
-  // checked against the file's change counter, and learns here which changes of it are this thread's.
-  if (store.file.engine === 'wasm') store.file.watchCommits((note) => notes.postMessage(note));
-  else notes.close();
-  port.postMessage({ id: 0, value: store.file.engine } satisfies ThreadReply);
+  const { file } = workerData as { file: string };
+  const store = await SqliteStore.open(file).catch((error: unknown) => void port.postMessage({ id: 0, error: describe(error) } satisfies ThreadReply));
+  if (!store) return;
+  port.postMessage({ id: 0 } satisfies ThreadReply);
   const ledger = store.ledger;
-  const methods: Record<string, (args: unknown[], hint: ThreadRequest['hint']) => Promise<unknown>> = {
-    get: ([key]) => store.get(key as string),
-    getPair: ([key, guess]) => store.getPair(key as string, guess as string | undefined),
-    set: ([key, value, ttl]) => store.set(key as string, value as string, ttl as number | undefined),
-    delete: ([key]) => store.delete(key as string),
-    sweepExpired: ([prefix]) => store.sweepExpired(prefix as string),
-    compareAndSet: ([key, expected, next]) => store.compareAndSet(key as string, expected as string | undefined, next as string | undefined),
-    reserve: ([request], hint) => ledger.reserve(withAllowance(request as PlainRef<Parameters<typeof ledger.reserve>[0]>, hint)),
-    settle: ([request], hint) => ledger.settle(withAllowance(request as PlainRef<Parameters<typeof ledger.settle>[0]>, hint)),
-    keep: ([id]) => ledger.keep(id as string),
-    claim: ([request], hint) => ledger.claim(withAllowance(request as PlainRef<ClaimRequest>, hint)),
-    foldKeeps: ([fold, segments, process]) => ledger.foldKeeps(fold as number, segments as Parameters<typeof ledger.foldKeeps>[1], process as string),
-    forgetFolds: ([process]) => ledger.forgetFolds(process as string),
-    materialize: ([leaseId, id, amount]) => ledger.materialize(leaseId as string, id as string, amount as number),
-    returnLeased: ([leaseId, amount]) => ledger.returnLeased(leaseId as string, amount as number),
-    usage: ([ref, period]) => ledger.usage(ref as { account: string; recordKey: string }, period as string),
+  // Each method's own arguments, as sqlite-thread.ts sends them.
+  type Args = any[];
+  const methods: Record<string, (args: Args, hint: ThreadRequest['hint']) => Promise<unknown>> = {
+    get: ([key]) => store.get(key),
+    getPair: ([key, guess]) => store.getPair(key, guess),
+    set: ([key, value, ttl]) => store.set(key, value, ttl),
+    delete: ([key]) => store.delete(key),
+    sweepExpired: ([prefix]) => store.sweepExpired(prefix),
+    compareAndSet: ([key, expected, next]) => store.compareAndSet(key, expected, next),
+    reserve: ([request], hint) => ledger.reserve(withAllowance(request, hint)),
+    settle: ([request], hint) => ledger.settle(withAllowance(request, hint)),
+    keep: ([id]) => ledger.keep(id),
+    usage: ([ref, period]) => ledger.usage(ref, period),
     reservations: () => ledger.reservations(),
-    adopt: ([id, owner]) => ledger.adopt(id as string, owner as string),
+    adopt: ([id, owner]) => ledger.adopt(id, owner),
+    close: () => store.close(),
   };
   port.on('message', (request: ThreadRequest) => {
-    if (request.method === 'close') {
-      void store.close().then(
-        () => port.postMessage({ id: request.id } satisfies ThreadReply),
-        (error: unknown) => port.postMessage({ id: request.id, error: describe(error) } satisfies ThreadReply),
-      );
-      return;
-    }
     const method = methods[request.method];
-    if (!method) {
-      port.postMessage({ id: request.id, error: { kind: 'other', message: `unknown store method ${request.method}` } } satisfies ThreadReply);
-      return;
-    }
-    method(request.args, request.hint).then(
+    const step = method ? method(request.args, request.hint) : Promise.reject(new Error(`unknown store method ${request.method}`));
+    step.then(
       (value) => port.postMessage({ id: request.id, value } satisfies ThreadReply),
       (error: unknown) => port.postMessage({ id: request.id, error: describe(error) } satisfies ThreadReply),
     );

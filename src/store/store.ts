@@ -1,5 +1,5 @@
 /**
- * The one store: SQLite in the data directory by default (node-sqlite3-wasm, no native module), or
+ * The one store: SQLite in the data directory by default (node-sqlite3-wasm on every Node, docs/ledger.md), or
  * Redis named by GLEANER_STORE_URL when several processes or machines share state. JSON values by key,
  * plus the credit ledger (ledger.ts) and, on Redis, the shared rate buckets.
  */
@@ -10,7 +10,6 @@ import { GleanerError } from '../errors.js';
 import { redactUrl } from '../redact.js';
 import { KeyedMutex } from './mutex.js';
 import { SqliteThreadStore } from './sqlite-thread.js';
-import type { SqliteEngine } from './sqlite-db.js';
 import { RedisStore, REDIS_COMMAND_TIMEOUT_MS } from './redis-store.js';
 import { StoreFileError } from './sqlite.js';
 import type { CreditLedger } from './ledger.js';
@@ -36,15 +35,7 @@ export class Store {
     this.ledger = engine.ledger;
   }
 
-  /** The SQLite engine in use (node:sqlite or wasm); undefined on Redis. */
-  get sqliteEngine(): SqliteEngine | undefined {
-    return this.engine instanceof SqliteThreadStore ? this.engine.engine : undefined;
-  }
-
-  /**
-   * One step of a per-minute token bucket shared by every process on this store: refilled to `now`
-   * (Redis uses its own clock), one token taken if `take` and there is one.
-   */
+  /** One step of a per-minute token bucket shared by every process: refilled to `now` (Redis: its clock), a token taken if `take`. */
   takeToken(bucket: string, perMinute: number, burst: number, take: boolean, now: number): Promise<TokenStep> {
     if (this.engine instanceof RedisStore) return this.engine.takeToken(bucket, perMinute, burst, take);
     return this.rateBuckets!.takeToken(bucket, perMinute, burst, take, now);
@@ -76,17 +67,15 @@ export class Store {
   }
 
   /**
-   * Atomic read-modify-write of one key, across every process sharing the store. `change` returns
-   * the new value (undefined deletes) and a result for the caller; throwing aborts without writing.
-   * On SQLite the change is applied by compare-and-swap on the store's thread (retried if another
-   * process wrote the key meanwhile). On Redis a short lock.
+   * Atomic read-modify-write of one key, across every process sharing the store. `change` returns the
+   * new value (undefined deletes) and a result; throwing aborts without writing. SQLite: compare-and-swap.
    */
   async update<T, R>(key: string, change: Change<T, R>): Promise<R> {
     return this.mutex.run(key, () => this.guard(() => (this.engine instanceof SqliteThreadStore ? this.updateSqlite(this.engine, key, change) : this.updateRedis(this.engine, key, change))));
   }
 
   async close(): Promise<void> {
-    this.rateBuckets?.close();
+    await this.rateBuckets?.close();
     await this.engine.close();
   }
 
@@ -133,11 +122,6 @@ export class Store {
   }
 }
 
-/** `gleaner.sqlite` -> `gleaner.rate.sqlite`, beside it. */
-function rateFileOf(storeFile: string): string {
-  return storeFile.replace(/(\.sqlite3?|\.db)?$/, (extension) => `.rate${extension || '.sqlite'}`);
-}
-
 /**
  * ioredis times out each command (commandTimeout, the same REDIS_COMMAND_TIMEOUT_MS); a step of
  * several commands (update's lock, read, write, unlock) is bounded here as a whole. The caller stops
@@ -159,8 +143,6 @@ export async function openStore(options: {
   dataDir: string;
   storeUrl?: string;
   onRedisError?: (error: Error) => void;
-  /** The SQLite engine (sqlite-db.ts); by default node:sqlite where the runtime has it, else wasm. */
-  sqliteEngine?: SqliteEngine;
 }): Promise<Store> {
   if (options.storeUrl && /^rediss?:/.test(options.storeUrl)) {
     const redis = await RedisStore.open(options.storeUrl, options.onRedisError ?? (() => undefined));
@@ -171,13 +153,12 @@ export async function openStore(options: {
     throw new Error(`GLEANER_STORE_URL: unsupported store "${redactUrl(options.storeUrl)}" (use sqlite://<file> or redis://host:port)`);
   }
   const file = options.storeUrl ? options.storeUrl.replace(/^sqlite:\/\//, '') : path.join(options.dataDir, 'gleaner.sqlite');
-  const sqlite = await SqliteThreadStore.open(file, options.sqliteEngine);
-  let rate: SqliteRateBuckets;
-  try {
-    rate = await SqliteRateBuckets.open(rateFileOf(file), sqlite.engine);
-  } catch (error) {
+  const sqlite = await SqliteThreadStore.open(file);
+  // `gleaner.sqlite` -> `gleaner.rate.sqlite`, beside it.
+  const rateFile = file.replace(/(\.sqlite3?|\.db)?$/, (extension) => `.rate${extension || '.sqlite'}`);
+  const rate = await SqliteRateBuckets.open(rateFile).catch(async (error: unknown) => {
     await sqlite.close();
-    throw new StoreFileError(rateFileOf(file), (error as Error).message);
-  }
+    throw new StoreFileError(rateFile, (error as Error).message);
+  });
   return new Store(sqlite, 'sqlite', file, rate);
 }

@@ -116,9 +116,12 @@ export async function startRedis(): Promise<{ url: string; stop(): Promise<void>
   };
 }
 
-/** test/support/charged-server.ts (the app plus a 1-credit operation) in a process of its own; resolves with its base URL once it listens. */
-export async function spawnChargedServer(env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/support/charged-server.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * test/support/charged-server.ts (the app plus a 1-credit operation) in a process of its own, on `node`
+ * (this one by default); resolves with its base URL once it listens.
+ */
+export async function spawnChargedServer(env: Record<string, string>, node = process.execPath): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(node, ['--import', 'tsx', 'test/support/charged-server.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const url = await new Promise<string>((resolve, reject) => {

@@ -10,15 +10,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/store.js';
 import { RateLimiter } from '../../src/accounts/rate.js';
 import { PLANS } from '../../src/accounts/plans.js';
-import { defaultEngine, type SqliteEngine } from '../../src/store/sqlite-db.js';
 
 const opened: Store[] = [];
 afterEach(async () => {
   for (const store of opened.splice(0)) await store.close();
 });
 
-async function open(dataDir: string, sqliteEngine: SqliteEngine): Promise<Store> {
-  const store = await openStore({ dataDir, sqliteEngine });
+async function open(dataDir: string): Promise<Store> {
+  const store = await openStore({ dataDir });
   opened.push(store);
   return store;
 }
@@ -35,26 +34,22 @@ async function allowed(limiter: RateLimiter): Promise<boolean> {
   }
 }
 
-const engines = [...new Set<SqliteEngine>(['wasm', defaultEngine()])];
-
 describe('the embedded store shares each key’s rate bucket between processes', { timeout: 60_000 }, () => {
-  for (const engine of engines) {
-    it(`${engine}: two stores on one directory let a Free key through ${PLANS.Free.burst} times at once, not twice that`, async () => {
-      const dir = dataDir();
-      const now = 1_700_000_000_000;
-      const clock = () => new Date(now);
-      const sides = [new RateLimiter({ store: await open(dir, engine), clock }), new RateLimiter({ store: await open(dir, engine), clock })];
-      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => allowed(sides[i % 2]!)));
-      expect(results.filter(Boolean).length).toBe(PLANS.Free.burst);
-      // What one side took, the other sees.
-      expect((await sides[1]!.peek('acct', 'Free')).remaining).toBe(0);
-    });
-  }
+  it(`two stores on one directory let a Free key through ${PLANS.Free.burst} times at once, not twice that`, async () => {
+    const dir = dataDir();
+    const now = 1_700_000_000_000;
+    const clock = () => new Date(now);
+    const sides = [new RateLimiter({ store: await open(dir), clock }), new RateLimiter({ store: await open(dir), clock })];
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => allowed(sides[i % 2]!)));
+    expect(results.filter(Boolean).length).toBe(PLANS.Free.burst);
+    // What one side took, the other sees.
+    expect((await sides[1]!.peek('acct', 'Free')).remaining).toBe(0);
+  });
 
   it('a rate file that cannot be read is made anew (its buckets are all it held)', async () => {
     const dir = dataDir();
     fs.writeFileSync(path.join(dir, 'gleaner.rate.sqlite'), 'not a database, from a power cut mid-write'.repeat(200));
-    const limiter = new RateLimiter({ store: await open(dir, 'wasm'), clock: () => new Date(0) });
+    const limiter = new RateLimiter({ store: await open(dir), clock: () => new Date(0) });
     expect((await limiter.take('acct', 'Free')).remaining).toBe(PLANS.Free.burst! - 1);
   });
 });

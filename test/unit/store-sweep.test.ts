@@ -4,14 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/store.js';
-import { openDb } from '../../src/store/sqlite-db.js';
+import { Db } from '../../src/store/sqlite-db.js';
 
 let store: Store | undefined;
 afterAll(() => store?.close());
 
 /** The keys with a row in the file, expired or not, read on a connection of the test's own (the store's is on its thread). */
 function rows(s: Store): string[] {
-  const db = openDb(s.location, s.sqliteEngine!);
+  const db = new Db(s.location);
   try {
     return db.all('SELECT key FROM kv ORDER BY key').map((row) => row.key as string);
   } finally {
