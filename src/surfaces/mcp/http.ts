@@ -77,12 +77,13 @@ export function createMcpHttpHandler(identity: ServerIdentity, tools: ToolSet, o
     res.once('close', () => aborter.abort());
     const request = webRequest(req, aborter.signal);
     const authInfo = authInfoOf(owner.account);
+    // A cancel of either era may come as a POST of its own (mcp-remote sends a 2026 client's so) to any process.
+    const cancelled = cancelledRequest(body);
+    if (cancelled !== undefined && owner.account) await cancels.cancel(owner.account.id, cancelled);
     let response: Response;
     if (!(await isLegacyRequest(request, body ?? null))) {
       response = await modern.fetch(request, { authInfo, parsedBody: body });
     } else {
-      const cancelled = cancelledRequest(body);
-      if (cancelled !== undefined && owner.account) await cancels.cancel(owner.account.id, cancelled);
       const sessionId = req.headers['mcp-session-id'];
       if (typeof sessionId === 'string') {
         response = await sessions.serve(sessionId, request, body, owner, res);
@@ -104,7 +105,7 @@ export function createMcpHttpHandler(identity: ServerIdentity, tools: ToolSet, o
   };
 }
 
-/** The request id a 2025 notifications/cancelled names. */
+/** The request id a notifications/cancelled names. */
 function cancelledRequest(body: unknown): string | number | undefined {
   const message = body as { method?: unknown; params?: { requestId?: unknown } } | null;
   const id = message?.method === 'notifications/cancelled' ? message.params?.requestId : undefined;

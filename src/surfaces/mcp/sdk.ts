@@ -30,7 +30,7 @@ type AccountOf = (ctx: ServerContext) => Promise<AccountRecord>;
 
 export interface SdkServerOptions {
   accountOf: AccountOf;
-  /** 2025-era cancels that may arrive at another process (HTTP; absent over stdio, where they cannot). */
+  /** Cancels that may arrive at another process (HTTP; absent over stdio, where they cannot). */
   cancels?: Cancellations;
   /** Where the client's answers of a multi-round-trip tool call wait between its rounds (the store). */
   rounds: RoundState;
@@ -174,8 +174,8 @@ export function createSdkServer(identity: ServerIdentity, tools: ToolSet, option
     // The client's model: 2026-07-28 asks for it in input_required rounds; 2025 clients sample.
     const rounds = modern && capabilities.sampling ? await clientModelRounds(ctx, options.rounds, account) : undefined;
     const sampling = rounds ? rounds.model : !modern && server.getClientCapabilities()?.sampling ? samplingModel(ctx) : undefined;
-    // A 2025 client's notifications/cancelled may reach another process: watched through the store.
-    const owner = !modern && options.cancels ? await account().catch(() => undefined) : undefined;
+    // A notifications/cancelled may reach another process: watched through the store.
+    const owner = options.cancels ? await account().catch(() => undefined) : undefined;
     const watch = owner && options.cancels ? options.cancels.watch(owner.id, ctx.mcpReq.id, ctx.mcpReq.signal) : undefined;
     const outcome = await tools
       .call(params.name, args, {
