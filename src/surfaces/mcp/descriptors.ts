@@ -66,7 +66,7 @@ export function toolDescriptor(operation: AnyOperation, waitSeconds: number): To
   return {
     name: operation.name,
     title: operation.title,
-    description: operation.kind === 'job' ? `${operation.description} Waits ${waitSeconds} s, then gives a jobId for job_status.` : operation.description,
+    description: operation.kind === 'job' ? `${operation.description} Tasks clients get a task; others the result in ${waitSeconds} s or a jobId for job_status.` : operation.description,
     inputSchema: mcpInputSchema(operation),
     outputSchema: mcpOutputSchema(operation),
     annotations: annotationsOf(operation),

@@ -239,10 +239,9 @@ export function createPager(app: App, listed: Listed = () => true): Pager {
       if (!shape(operation)) return schema;
       const properties: Record<string, unknown> = {
         ...(schema.properties as Record<string, unknown>),
-        // Kept small: every listed tool costs context. The reply's footer says how to use the cursor,
-        // and a maxChars out of range is refused with the range.
-        cursor: { type: 'string' },
-        maxChars: { type: 'integer' },
+        // Kept small: every listed tool costs context. The reply's footer says how to use the cursor.
+        cursor: { type: 'string', description: 'nextCursor of the last page' },
+        maxChars: { type: 'integer', minimum: MIN_PAGE_CHARS, maximum: MAX_PAGE_CHARS, description: 'Page size' },
       };
       if (isTimed(operation)) {
         // Seconds, or a chapter's number or title (a union, not a type array: some clients refuse those).
