@@ -7,7 +7,8 @@
  * - One exception: a 2025 client that declares sampling on initialize, to a server with no language
  *   model of its own, gets a session (its model can only be reached over a session's streams). Such
  *   sessions live in the process that opened them, under GLEANER_MCP_MAX_SESSIONS per key and
- *   GLEANER_MCP_SESSION_IDLE_SECONDS; behind a load balancer they need sticky routing.
+ *   GLEANER_MCP_SESSION_IDLE_SECONDS; a request of one that reaches another process (a load balancer
+ *   without sticky routing) is served there statelessly, without sampling.
  *
  * The caller (http-server.ts) has already checked Host, Origin and the key, and read the body.
  */
@@ -50,6 +51,11 @@ export interface McpHttpOptions {
   onerror?: (error: Error) => void;
 }
 
+type StatelessHandler = ReturnType<typeof legacyStatelessFallback>;
+
+/** How long the store names a session its process did not close (one killed with it). */
+const SESSION_NAMED_MS = 24 * 3_600_000;
+
 /** The defaults of GLEANER_MCP_SESSION_IDLE_SECONDS and GLEANER_MCP_MAX_SESSIONS. */
 export const DEFAULT_SESSION_IDLE_MS = 5 * 60_000;
 export const DEFAULT_MAX_SESSIONS = 10;
@@ -70,7 +76,7 @@ export function createMcpHttpHandler(identity: ServerIdentity, tools: ToolSet, o
   const factory = (_ctx: McpRequestContext) => createSdkServer(identity, tools, { accountOf: accountOfRequest, rounds: options.rounds, cancels });
   const modern = createMcpHandler(factory, { legacy: 'reject', onerror: options.onerror });
   const stateless = legacyStatelessFallback(factory, options.onerror);
-  const sessions = createSamplingSessions(identity, tools, options, cancels);
+  const sessions = createSamplingSessions(identity, tools, options, cancels, stateless);
 
   async function handle(req: IncomingMessage, res: ServerResponse, body: unknown, owner: SessionOwner): Promise<void> {
     const aborter = new AbortController();
@@ -125,15 +131,21 @@ function declaresSampling(body: unknown): boolean {
  * whose client only holds its GET stream open); only when every session has a request in progress
  * is the new one refused. Idle sessions (nothing open) close after idleMs.
  */
-function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, options: McpHttpOptions, cancels: Cancellations) {
+function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, options: McpHttpOptions, cancels: Cancellations, stateless: StatelessHandler) {
   const sessions = new Map<string, Session>();
   const opening = new Map<string, number>();
   const idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
   const maxPerOwner = options.maxSessionsPerOwner ?? DEFAULT_MAX_SESSIONS;
   const ownedBy = (owner: string) => [...sessions].filter(([, s]) => s.owner === owner);
 
-  const closeSession = (id: string, session: Session) => {
+  // Each session is named in the store, so that another process serves its requests (without sampling) rather than 404.
+  const named = (id: string) => `mcp:session:${id}`;
+  const forget = (id: string) => {
     sessions.delete(id);
+    void options.rounds.delete(named(id)).catch(() => undefined);
+  };
+  const closeSession = (id: string, session: Session) => {
+    forget(id);
     void session.server.close().catch(() => undefined);
   };
 
@@ -176,6 +188,7 @@ function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, option
   async function serve(sessionId: string, request: Request, body: unknown, owner: SessionOwner, res: ServerResponse): Promise<Response> {
     const found = sessions.get(sessionId);
     if (!found || found.owner !== owner.id) {
+      if (!found && (await options.rounds.get(named(sessionId.slice(0, 100)))) === owner.id) return stateless(request, { authInfo: authInfoOf(owner.account), parsedBody: body });
       return jsonRpcError(404, -32001, 'Session not found: it expired or was closed. Start a new session with initialize.');
     }
     track(found, request.method, res);
@@ -199,12 +212,11 @@ function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, option
           const session: Session = { transport, server, owner: owner.id, lastSeen: Date.now(), busy: 0, streams: 0 };
           sessions.set(id, session);
           track(session, request.method, res);
+          void options.rounds.set(named(id), owner.id, SESSION_NAMED_MS).catch(() => undefined);
         },
-        onsessionclosed: (id) => void sessions.delete(id),
+        onsessionclosed: forget,
       });
-      transport.onclose = () => {
-        if (transport.sessionId) sessions.delete(transport.sessionId);
-      };
+      transport.onclose = () => transport.sessionId && forget(transport.sessionId);
       await server.connect(transport);
       return await transport.handleRequest(request, { parsedBody: body, authInfo: authInfoOf(owner.account) });
     } finally {
