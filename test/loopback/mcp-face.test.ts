@@ -49,6 +49,7 @@ describe('paging with a Free key', () => {
     // More pages than the Free plan's burst of calls, every one answered.
     expect(footers.length).toBeGreaterThan(PLANS.Free.burst! + 4);
     expect(footers.at(-1)).toBe(`[Page ${footers.length} of ${footers.length}: the last.]`);
+    console.info(`a Free key paged ${site.url} to its end: ${footers.length} pages, none refused`);
     // The rate for new work is untouched but for the first call.
     expect((await server.app.gate.rateStatus(await server.app.services.accounts.authenticate(key))).remaining).toBeGreaterThanOrEqual(PLANS.Free.burst! - 1);
   }, 120_000);
