@@ -34,9 +34,12 @@ export class RateLimiter {
     private readonly options: { store?: Store; clock?: Clock } = {},
   ) {}
 
-  /** Takes one token for the key or throws RATE_LIMIT_EXCEEDED with the seconds to wait. */
-  async take(accountId: string, plan: PlanName): Promise<RateStatus> {
-    return this.step(accountId, plan, true);
+  /**
+   * Takes one token for the key or throws RATE_LIMIT_EXCEEDED with the seconds to wait. A `scale`
+   * other than 1 takes from a bucket of its own, `scale` times the plan's rate and burst.
+   */
+  async take(accountId: string, plan: PlanName, scale = 1): Promise<RateStatus> {
+    return this.step(accountId, plan, true, scale);
   }
 
   /** The bucket's figures without taking a token. */
@@ -52,13 +55,15 @@ export class RateLimiter {
     return (this.options.clock ?? systemClock)().getTime();
   }
 
-  private async step(accountId: string, plan: PlanName, take: boolean): Promise<RateStatus> {
-    const { ratePerMinute: rate, burst } = PLANS[plan];
+  private async step(accountId: string, plan: PlanName, take: boolean, scale = 1): Promise<RateStatus> {
+    const { ratePerMinute: planRate, burst: planBurst } = PLANS[plan];
     const now = this.now();
-    if (rate === null || burst === null) return { limit: null, remaining: null, reset: Math.ceil(now / 1000) };
+    if (planRate === null || planBurst === null) return { limit: null, remaining: null, reset: Math.ceil(now / 1000) };
+    const [rate, burst] = [planRate * scale, planBurst * scale];
     // A plan change starts a fresh bucket (the key name carries the plan).
+    const key = scale === 1 ? `${accountId}:${plan}` : `${accountId}:${plan}:x${scale}`;
     const store = this.options.store;
-    const result = store ? await store.guard(() => store.takeToken(`${accountId}:${plan}`, rate, burst, take, now)) : this.local(accountId, plan, rate, burst, take, now);
+    const result = store ? await store.guard(() => store.takeToken(key, rate, burst, take, now)) : this.local(key, plan, rate, burst, take, now);
     if (take && !result.allowed) {
       const retryAfter = Math.max(1, Math.ceil(((1 - result.tokens) * 60_000) / rate / 1000));
       throw new GleanerError(

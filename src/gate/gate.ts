@@ -15,6 +15,9 @@ import { describeIssues, inputParseOptions, unknownParameters } from './validati
 import type { ChatModel } from '../ai/chat.js';
 import { recordCharge, recordFailure, recordJobEnd, recordUsage } from './observe.js';
 
+/** The page rate (see admitPage) against the plan's rate for new work. */
+export const PAGE_RATE_SCALE = 10;
+
 export interface CallOptions {
   /** The caller's account: the surface checked its key (or vouched for the stdio local owner) once. */
   account: AccountRecord;
@@ -69,6 +72,26 @@ export class Gate {
    */
   async admit(account: AccountRecord): Promise<RateStatus> {
     return this.rate.take(account.id, account.plan);
+  }
+
+  /**
+   * Takes one request of the key's page rate, for a later page of a kept MCP reply: a bucket of its
+   * own, PAGE_RATE_SCALE times the plan's rate and burst, so reading pages of work already paid for
+   * never uses up the rate meant for new work (a Free key pages a 300 KB page to its end in one go).
+   * A refusal says the cursor stays valid and when to come back.
+   */
+  async admitPage(account: AccountRecord): Promise<RateStatus> {
+    try {
+      return await this.rate.take(account.id, account.plan, PAGE_RATE_SCALE);
+    } catch (error) {
+      if (!(error instanceof GleanerError) || error.code !== 'RATE_LIMIT_EXCEEDED') throw error;
+      const wait = error.headers['Retry-After'] ?? '1';
+      throw new GleanerError(
+        'RATE_LIMIT_EXCEEDED',
+        `Too many pages: the ${account.plan} plan reads up to ${error.headers['X-RateLimit-Limit']} pages a minute. The cursor stays valid: call again with the same cursor in ${wait} s (nothing is charged).`,
+        { headers: error.headers },
+      );
+    }
   }
 
   /** The key's rate figures now, without taking a request (the console shows them). */

@@ -37,7 +37,7 @@ export const webScrape = defineOperation({
   name: 'web_scrape',
   title: 'Scrape a web page',
   description:
-    'A web page, PDF or Word file as markdown, text or HTML, JavaScript pages too; or a summary, answer (to prompt) or json (schema) of it. 1 credit (+2-3).',
+    'A web page, PDF or Word file as markdown, text or HTML, JavaScript pages too; or a summary, answer (to prompt) or json (schema) of it. 1 credit; +1 if rendered in a browser, +2 summary or answer, +3 json.',
   // POST too: a JSON body carries actions that hold commas, which a query string's list splits.
   http: { method: 'GET', path: '/v1/web/scrape', alsoPost: true },
   input: z
@@ -177,7 +177,7 @@ export const webCrawl = defineOperation({
   name: 'web_crawl',
   title: 'Crawl a website',
   description:
-    "Reads a website's pages (sitemap or links, robots.txt obeyed), or a summary, answer (to prompt) or json (schema) of each. Pro plan; 1 credit a page (+2-3).",
+    "Reads a website's pages (sitemap or links, robots.txt obeyed), or a summary, answer (to prompt) or json (schema) of each. Pro plan; 1 credit a page; +1 rendered, +2 summary or answer, +3 json.",
   http: { method: 'POST', path: '/v1/web/crawl' },
   input: crawlInput,
   output: crawlResult,

@@ -302,7 +302,8 @@ describe('cursors and page sizes', () => {
       added += JSON.stringify(tool.inputSchema).length - JSON.stringify(own).length;
     }
     expect(added).toBeGreaterThan(0);
-    expect(added).toBeLessThanOrEqual(2_500);
+    // Every tool listed (GLEANER_MCP_TOOLS=all): 2,500 until cursor and maxChars were described and bounded (issue 41).
+    expect(added).toBeLessThanOrEqual(5_000);
     const scrape = tools.find((t) => t.name === 'web_scrape')!;
     expect(Object.keys(scrape.inputSchema.properties!)).toEqual(expect.arrayContaining(['cursor', 'maxChars']));
     expect(Object.keys(tools.find((t) => t.name === 'youtube_transcript')!.inputSchema.properties!)).toEqual(expect.arrayContaining(['from', 'to']));

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { connectMcp } from '../support/mcp.js';
+import { modernDispatch } from '../support/mcp-v2.js';
 import { looseningProblems, portabilityProblems } from '../support/schema-portability.js';
 import { OPERATIONS } from '../../src/operations/table.js';
 import { replyJsonSchema } from '../../src/surfaces/schema.js';
@@ -17,13 +18,13 @@ import { createApp } from '../../src/app.js';
 import { createToolSet, type ToolDescriptor } from '../../src/surfaces/mcp/toolset.js';
 import { silentLogger } from '../../src/log.js';
 
-/** What the issue allows for the whole default list, names to annotations. */
-const LIST_BUDGET = 20_000;
 /**
- * Room kept under the budget for the next round's inputs: a list that only just fits (19,931 once)
- * is one parameter away from failing. (1,500 until `read`, the tool a model should reach first, took 680.)
+ * What the whole default list may take, names to annotations, in its larger form (2026-07-28, below): 20,000 until
+ * cursor and maxChars were described and bounded (issue 41, +1,400), with room for the MCP Apps' `_meta.ui`.
  */
-const HEADROOM = 1_000;
+const LIST_BUDGET = 22_000;
+/** Room kept under the budget for the next round's inputs: a list that only just fits is one parameter from failing. */
+const HEADROOM = 500;
 
 let server: TestServer;
 let key: string;
@@ -33,16 +34,9 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** The tools/list result exactly as it goes over the wire. */
+/** The tools/list result exactly as it goes over the wire, in the 2026-07-28 form (the larger: it names its cache policy). */
 async function listOverTheWire(baseUrl: string, apiKey: string): Promise<{ json: string; tools: ToolDescriptor[] }> {
-  // A 2025-era request needs no session (each is answered on its own).
-  const response = await fetch(`${baseUrl}/mcp`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': apiKey, 'mcp-protocol-version': '2025-06-18' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list', params: {} }),
-  });
-  const text = await response.text();
-  const message = JSON.parse(text.startsWith('{') ? text : text.split('\n').find((line) => line.startsWith('data: '))!.slice(6));
+  const message = await modernDispatch(baseUrl, apiKey, {})({ method: 'tools/list', params: {} });
   return { json: JSON.stringify(message.result), tools: message.result.tools };
 }
 
@@ -74,6 +68,21 @@ describe('the default tool list', () => {
     expect(json.length).toBeLessThanOrEqual(LIST_BUDGET - HEADROOM);
     // Recorded where a reader looks for it: the figure this test measured.
     console.info(`tools/list: ${tools.length} tools, ${json.length} characters`);
+  });
+
+  it('tells a model what cursor and maxChars are and their bounds, and what a job tool gives a Tasks client and others', async () => {
+    const { tools } = await listOverTheWire(server.baseUrl, key);
+    const paged = tools.filter((tool) => 'maxChars' in (tool.inputSchema.properties as object));
+    expect(paged.length).toBeGreaterThan(10);
+    for (const tool of paged) {
+      const { cursor, maxChars } = tool.inputSchema.properties as Record<string, any>;
+      expect(cursor.description, tool.name).toMatch(/nextCursor/);
+      expect(maxChars, tool.name).toMatchObject({ type: 'integer', minimum: 1_000, maximum: 100_000, description: expect.any(String) });
+    }
+    const jobs = tools.filter((tool) => tool.outputSchema.anyOf === undefined && 'jobId' in ((tool.outputSchema.properties as object) ?? {}) && !tool.name.startsWith('job_'));
+    expect(jobs.length).toBeGreaterThan(1);
+    for (const tool of jobs) expect(tool.description, tool.name).toMatch(/Tasks clients get a task; others the result in \d+ s or a jobId for job_status\.$/);
+    expect(tools.find((tool) => tool.name === 'web_scrape')!.description).toMatch(/1 credit; \+1 if rendered in a browser, \+2 summary or answer, \+3 json\.$/);
   });
 
   it('every input and output schema keeps the strict portability rules, listing every tool there is', async () => {

@@ -12,7 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client, type Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Client as ClientV2 } from '@modelcontextprotocol/client';
 import { callApi, createKeyWithCli, hasRedis, jobEnd, startGleaner, startRedis, type GleanerProcess } from '../support/processes.js';
 import { startGatedSite, type GatedSite } from '../support/gated-site.js';
@@ -274,4 +275,18 @@ describe.skipIf(!hasRedis())('MCP of both eras on two processes behind a round-r
     await modern.close();
     alternated();
   }, 600_000);
+
+  it('a 2025 client that declares sampling connects and calls tools through both processes: served without sampling where its session is not (issue 41)', async () => {
+    const client = new Client({ name: 'sampling-client', version: '1.0.0' }, { capabilities: { sampling: {} } });
+    const from = proxy.routed.length;
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${proxy.url}/mcp`), { requestInit: { headers: { 'x-api-key': key } } }));
+    expect((await client.listTools()).tools.length).toBeGreaterThan(10);
+    for (let i = 0; i < 4; i++) {
+      const result = await client.callTool({ name: 'account', arguments: {} });
+      expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    }
+    // Its requests reached both processes, the one holding its session and the other.
+    expect(new Set(proxy.routed.slice(from))).toEqual(new Set([0, 1]));
+    await client.close();
+  }, 60_000);
 });

@@ -32,16 +32,16 @@ export function thirtyMinuteCaptions(): string {
   return JSON.stringify({ ...recorded, events });
 }
 
-/** One page holding the real article four times over. */
-export function longArticle(): string {
+/** One page holding the real article four times over (or `copies` times: each is about 57,000 characters). */
+export function longArticle(copies = 4): string {
   const article = fs.readFileSync(path.join(REAL_PAGES_DIR, 'wikipedia', 'expected.html'), 'utf8');
-  const parts = [1, 2, 3, 4].map((n) => `<section><h2>Part ${n}</h2>${article}</section>`).join('\n');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Mozilla, four times over</title></head><body><article>${parts}</article></body></html>`;
+  const parts = Array.from({ length: copies }, (_, i) => `<section><h2>Part ${i + 1}</h2>${article}</section>`).join('\n');
+  const title = copies === 4 ? 'four' : String(copies);
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Mozilla, ${title} times over</title></head><body><article>${parts}</article></body></html>`;
 }
 
 /** A loopback site answering every path with the long article. */
-export async function startLongPageSite(): Promise<{ url: string; close: () => Promise<void> }> {
-  const html = longArticle();
+export async function startLongPageSite(html = longArticle()): Promise<{ url: string; close: () => Promise<void> }> {
   const site = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(html));
   await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
   return {

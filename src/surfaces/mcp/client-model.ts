@@ -20,6 +20,7 @@ import type { AccountRecord } from '../../accounts/accounts.js';
 export interface RoundState {
   get<T>(key: string): Promise<T | undefined>;
   set<T>(key: string, value: T, ttlMs?: number): Promise<void>;
+  delete(key: string): Promise<void>;
 }
 
 interface SavedRounds {

@@ -7,12 +7,7 @@ import type { AnyOperation } from '../../operations/define.js';
 import { TOOL_GROUPS, type ToolGroup } from '../../operations/define.js';
 import { mcpInputSchema, mcpOutputSchema } from './schemas.js';
 
-export interface ToolAnnotations {
-  readOnlyHint?: boolean;
-  destructiveHint?: boolean;
-  idempotentHint?: boolean;
-  openWorldHint?: boolean;
-}
+type ToolAnnotations = Partial<Record<'readOnlyHint' | 'destructiveHint' | 'idempotentHint' | 'openWorldHint', boolean>>;
 
 export interface ToolDescriptor {
   name: string;
@@ -39,8 +34,6 @@ function annotationsOf(operation: AnyOperation): ToolAnnotations {
   };
 }
 
-export class ToolSelectionError extends Error {}
-
 /**
  * The operations GLEANER_MCP_TOOLS lists. Unset: every tool but those listed on request only and those
  * listed only with their group.
@@ -54,7 +47,7 @@ export function selectOperations(operations: AnyOperation[], wanted: string[] | 
   const names = new Set(tools.map((operation) => operation.name));
   const unknown = wanted.filter((entry) => !(TOOL_GROUPS as readonly string[]).includes(entry) && !names.has(entry));
   if (unknown.length) {
-    throw new ToolSelectionError(
+    throw new Error(
       `GLEANER_MCP_TOOLS: ${unknown.map((entry) => `"${entry}"`).join(', ')} is neither a tool group (${TOOL_GROUPS.join(', ')}, all) nor a tool name (${[...names].join(', ')}).`,
     );
   }
@@ -66,7 +59,7 @@ export function toolDescriptor(operation: AnyOperation, waitSeconds: number): To
   return {
     name: operation.name,
     title: operation.title,
-    description: operation.kind === 'job' ? `${operation.description} Waits ${waitSeconds} s, then gives a jobId for job_status.` : operation.description,
+    description: operation.kind === 'job' ? `${operation.description} Tasks clients get a task; others the result in ${waitSeconds} s or a jobId for job_status.` : operation.description,
     inputSchema: mcpInputSchema(operation),
     outputSchema: mcpOutputSchema(operation),
     annotations: annotationsOf(operation),

@@ -7,12 +7,15 @@
  * - One exception: a 2025 client that declares sampling on initialize, to a server with no language
  *   model of its own, gets a session (its model can only be reached over a session's streams). Such
  *   sessions live in the process that opened them, under GLEANER_MCP_MAX_SESSIONS per key and
- *   GLEANER_MCP_SESSION_IDLE_SECONDS; behind a load balancer they need sticky routing.
+ *   GLEANER_MCP_SESSION_IDLE_SECONDS; a request of one that reaches another process (a load balancer
+ *   without sticky routing) is served there statelessly, without sampling.
  *
  * The caller (http-server.ts) has already checked Host, Origin and the key, and read the body.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import {
   createMcpHandler,
   isLegacyRequest,
@@ -28,40 +31,39 @@ import type { ToolSet } from './toolset.js';
 import { GleanerError } from '../../errors.js';
 import type { AccountRecord } from '../../accounts/accounts.js';
 
-/** Who makes a request: the key's account (or "keyless"), and how its rate is taken. */
+/** Who makes a request: the key's account (absent: keyless), and `admit`, which takes a request of its rate. */
 export interface SessionOwner {
   id: string;
-  /** The account whose key this request carried, checked once by the HTTP surface (absent: keyless). */
   account?: AccountRecord;
-  /** Counts opening a session against the key's rate; throws RATE_LIMIT_EXCEEDED. */
   admit?: () => Promise<unknown>;
 }
+
+type SessionEvent = (event: { owner: string; sessionId: string; idleMs: number }) => void;
 
 export interface McpHttpOptions {
   rounds: RoundState;
   /** Whether a 2025 client declaring sampling gets a session (true when the server has no model of its own). */
   samplingSessions?: boolean;
-  /** A sampling session unused this long is closed (clients that vanish without DELETE). */
-  idleMs?: number;
-  /** Open sampling sessions one key may hold at once. */
-  maxSessionsPerOwner?: number;
-  onEvicted?: (event: { owner: string; sessionId: string; idleMs: number }) => void;
-  onIdleClosed?: (event: { owner: string; sessionId: string; idleMs: number }) => void;
+  /** GLEANER_MCP_SESSION_IDLE_SECONDS and GLEANER_MCP_MAX_SESSIONS (per key). */
+  idleMs: number;
+  maxSessionsPerOwner: number;
+  onEvicted?: SessionEvent;
+  onIdleClosed?: SessionEvent;
   onerror?: (error: Error) => void;
 }
 
-/** The defaults of GLEANER_MCP_SESSION_IDLE_SECONDS and GLEANER_MCP_MAX_SESSIONS. */
-export const DEFAULT_SESSION_IDLE_MS = 5 * 60_000;
-export const DEFAULT_MAX_SESSIONS = 10;
+type StatelessHandler = ReturnType<typeof legacyStatelessFallback>;
 
+/** How long the store names a session its process did not close (one killed with it). */
+const SESSION_NAMED_MS = 24 * 3_600_000;
+
+/** `busy`: requests being answered (a call in progress); `streams`: GET streams held open (alive, though quiet). */
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
   owner: string;
   lastSeen: number;
-  /** Requests of this session being answered (a tool call in progress): the session is busy. */
   busy: number;
-  /** GET streams the client holds open for server messages: it is alive, though maybe quiet. */
   streams: number;
 }
 
@@ -70,28 +72,25 @@ export function createMcpHttpHandler(identity: ServerIdentity, tools: ToolSet, o
   const factory = (_ctx: McpRequestContext) => createSdkServer(identity, tools, { accountOf: accountOfRequest, rounds: options.rounds, cancels });
   const modern = createMcpHandler(factory, { legacy: 'reject', onerror: options.onerror });
   const stateless = legacyStatelessFallback(factory, options.onerror);
-  const sessions = createSamplingSessions(identity, tools, options, cancels);
+  const sessions = createSamplingSessions(identity, tools, options, cancels, stateless);
 
   async function handle(req: IncomingMessage, res: ServerResponse, body: unknown, owner: SessionOwner): Promise<void> {
     const aborter = new AbortController();
     res.once('close', () => aborter.abort());
     const request = webRequest(req, aborter.signal);
     const authInfo = authInfoOf(owner.account);
-    let response: Response;
-    if (!(await isLegacyRequest(request, body ?? null))) {
-      response = await modern.fetch(request, { authInfo, parsedBody: body });
-    } else {
-      const cancelled = cancelledRequest(body);
-      if (cancelled !== undefined && owner.account) await cancels.cancel(owner.account.id, cancelled);
-      const sessionId = req.headers['mcp-session-id'];
-      if (typeof sessionId === 'string') {
-        response = await sessions.serve(sessionId, request, body, owner, res);
-      } else if (options.samplingSessions && req.method === 'POST' && declaresSampling(body)) {
-        response = await sessions.open(request, body, owner, res);
-      } else {
-        response = await stateless(request, { authInfo, parsedBody: body });
-      }
-    }
+    // A cancel of either era may come as a POST of its own (mcp-remote sends a 2026 client's so) to any process.
+    const cancelled = cancelledRequest(body);
+    if (cancelled !== undefined && owner.account) await cancels.cancel(owner.account.id, cancelled);
+    const sessionId = req.headers['mcp-session-id'];
+    const legacy = await isLegacyRequest(request, body ?? null);
+    const response = !legacy
+      ? await modern.fetch(request, { authInfo, parsedBody: body })
+      : typeof sessionId === 'string'
+        ? await sessions.serve(sessionId, request, body, owner, res)
+        : options.samplingSessions && req.method === 'POST' && declaresSampling(body)
+          ? await sessions.open(request, body, owner, res)
+          : await stateless(request, { authInfo, parsedBody: body });
     await sendResponse(res, response);
   }
 
@@ -104,7 +103,7 @@ export function createMcpHttpHandler(identity: ServerIdentity, tools: ToolSet, o
   };
 }
 
-/** The request id a 2025 notifications/cancelled names. */
+/** The request id a notifications/cancelled names. */
 function cancelledRequest(body: unknown): string | number | undefined {
   const message = body as { method?: unknown; params?: { requestId?: unknown } } | null;
   const id = message?.method === 'notifications/cancelled' ? message.params?.requestId : undefined;
@@ -124,15 +123,20 @@ function declaresSampling(body: unknown): boolean {
  * whose client only holds its GET stream open); only when every session has a request in progress
  * is the new one refused. Idle sessions (nothing open) close after idleMs.
  */
-function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, options: McpHttpOptions, cancels: Cancellations) {
+function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, options: McpHttpOptions, cancels: Cancellations, stateless: StatelessHandler) {
   const sessions = new Map<string, Session>();
   const opening = new Map<string, number>();
-  const idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
-  const maxPerOwner = options.maxSessionsPerOwner ?? DEFAULT_MAX_SESSIONS;
+  const { idleMs, maxSessionsPerOwner: maxPerOwner } = options;
   const ownedBy = (owner: string) => [...sessions].filter(([, s]) => s.owner === owner);
 
-  const closeSession = (id: string, session: Session) => {
+  // Each session is named in the store, so that another process serves its requests (without sampling) rather than 404.
+  const named = (id: string) => `mcp:session:${id}`;
+  const forget = (id: string) => {
     sessions.delete(id);
+    void options.rounds.delete(named(id)).catch(() => undefined);
+  };
+  const closeSession = (id: string, session: Session) => {
+    forget(id);
     void session.server.close().catch(() => undefined);
   };
 
@@ -175,6 +179,7 @@ function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, option
   async function serve(sessionId: string, request: Request, body: unknown, owner: SessionOwner, res: ServerResponse): Promise<Response> {
     const found = sessions.get(sessionId);
     if (!found || found.owner !== owner.id) {
+      if (!found && (await options.rounds.get(named(sessionId.slice(0, 100)))) === owner.id) return stateless(request, { authInfo: authInfoOf(owner.account), parsedBody: body });
       return jsonRpcError(404, -32001, 'Session not found: it expired or was closed. Start a new session with initialize.');
     }
     track(found, request.method, res);
@@ -198,12 +203,11 @@ function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, option
           const session: Session = { transport, server, owner: owner.id, lastSeen: Date.now(), busy: 0, streams: 0 };
           sessions.set(id, session);
           track(session, request.method, res);
+          void options.rounds.set(named(id), owner.id, SESSION_NAMED_MS).catch(() => undefined);
         },
-        onsessionclosed: (id) => void sessions.delete(id),
+        onsessionclosed: forget,
       });
-      transport.onclose = () => {
-        if (transport.sessionId) sessions.delete(transport.sessionId);
-      };
+      transport.onclose = () => transport.sessionId && forget(transport.sessionId);
       await server.connect(transport);
       return await transport.handleRequest(request, { parsedBody: body, authInfo: authInfoOf(owner.account) });
     } finally {
@@ -235,26 +239,11 @@ function webRequest(req: IncomingMessage, signal: AbortSignal): Request {
 
 /** Writes a web Response to the Node response, streaming (SSE) as it comes; stops when the client goes. */
 async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
-  res.statusCode = response.status;
-  response.headers.forEach((value, name) => res.setHeader(name, value));
-  if (!response.body) {
-    res.end();
-    return;
-  }
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  if (!response.body) return void res.end();
   res.flushHeaders();
-  const reader = response.body.getReader();
-  res.once('close', () => void reader.cancel().catch(() => undefined));
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (!res.writableEnded) res.write(value);
-    }
-  } catch {
-    // The client went away, or the stream was cancelled: nothing more to send.
-  } finally {
-    if (!res.writableEnded) res.end();
-  }
+  // A client that goes away ends the pipeline, which cancels the stream: nothing more to send.
+  await pipeline(Readable.fromWeb(response.body as never), res).catch(() => undefined);
 }
 
 function jsonRpcError(status: number, code: number, message: string): Response {

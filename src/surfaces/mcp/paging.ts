@@ -152,7 +152,7 @@ export interface Pager {
    * run before the call is charged.
    */
   resolve(body: unknown, request: PageRequest | undefined): void;
-  /** The page a cursor points at, from the kept reply: no charge, one request of the key's rate. */
+  /** The page a cursor points at, from the kept reply: no charge, one request of the key's page rate. */
   next(operation: AnyOperation, args: unknown, request: PageRequest, account: AccountRecord): Promise<PagedOutcome>;
 }
 
@@ -239,10 +239,9 @@ export function createPager(app: App, listed: Listed = () => true): Pager {
       if (!shape(operation)) return schema;
       const properties: Record<string, unknown> = {
         ...(schema.properties as Record<string, unknown>),
-        // Kept small: every listed tool costs context. The reply's footer says how to use the cursor,
-        // and a maxChars out of range is refused with the range.
-        cursor: { type: 'string' },
-        maxChars: { type: 'integer' },
+        // Kept small: every listed tool costs context. The reply's footer says how to use the cursor.
+        cursor: { type: 'string', description: 'nextCursor of the last page' },
+        maxChars: { type: 'integer', minimum: MIN_PAGE_CHARS, maximum: MAX_PAGE_CHARS, description: 'Page size' },
       };
       if (isTimed(operation)) {
         // Seconds, or a chapter's number or title (a union, not a type array: some clients refuse those).
@@ -322,7 +321,7 @@ export function createPager(app: App, listed: Listed = () => true): Pager {
         );
       }
       if (!consistent(operation, args, cursor.e)) throw badCursor('it belongs to a call with other arguments (pass it alone, or with the arguments of the call that gave it)');
-      await app.gate.admit(account);
+      await app.gate.admitPage(account);
       let body = await store.get<unknown>(keyOf(account.id, cursor.e));
       if (body === undefined && cursor.j) {
         const job = await app.services.jobs.get(cursor.j, account.id).catch(() => undefined);

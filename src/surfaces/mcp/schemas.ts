@@ -1,18 +1,10 @@
 /**
- * The JSON Schemas an MCP tool publishes. The tool list travels in every conversation's context and
- * many clients are strict about schemas, so these are the REST schemas made small and portable:
- *
- * - no `type` arrays and no `null` branches: a nullable value is left undescribed (any value
- *   validates), since `{ type: X }` alone would refuse the null a reply may carry;
- * - no empty schemas (`{}`, a description alone): an undescribed value is simply not listed;
- * - `additionalProperties` never appears (as a schema it is not portable; as `false` it would
- *   refuse the values left undescribed, and fields a page of a reply adds);
- * - an output lists the fields every reply carries, by type: the shape a client checks and a model
- *   reads at a glance (the reply itself says the rest);
- * - inputs leave out the REST-only synonyms an operation names in `restAliases`, patterns and the
- *   string lengths no model reaches (the server checks them and says what is wrong).
- *
- * The result only ever loosens the REST schema, so structuredContent valid against that is valid here.
+ * The JSON Schemas an MCP tool publishes: the REST schemas made small and portable, as the tool list travels in
+ * every conversation and many clients are strict. No `type` arrays or `null` branches (a nullable value is left
+ * undescribed: `{ type: X }` would refuse its null); no empty schemas; never `additionalProperties` (a schema is not
+ * portable; `false` would refuse what is left undescribed and what a page adds); an output lists the fields every
+ * reply carries, by type; inputs leave out `restAliases`, patterns and string lengths no model reaches (the server
+ * checks them and says what is wrong). The result only loosens the REST schema: a valid reply there is valid here.
  */
 import type { AnyOperation } from '../../operations/define.js';
 import { inputJsonSchema, replyJsonSchema } from '../schema.js';

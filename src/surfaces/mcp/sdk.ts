@@ -28,11 +28,10 @@ export interface ServerIdentity {
 /** Who a request acts as, from what its transport knows (see ToolCallContext.account). */
 type AccountOf = (ctx: ServerContext) => Promise<AccountRecord>;
 
-export interface SdkServerOptions {
+/** `cancels`: cancels that may reach another process (HTTP only); `rounds`: the store, where a client's model answers wait. */
+interface SdkServerOptions {
   accountOf: AccountOf;
-  /** 2025-era cancels that may arrive at another process (HTTP; absent over stdio, where they cannot). */
   cancels?: Cancellations;
-  /** Where the client's answers of a multi-round-trip tool call wait between its rounds (the store). */
   rounds: RoundState;
 }
 
@@ -40,6 +39,8 @@ const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 
 /** How long a client may cache the tool list (it changes only with the server's configuration). */
 const TOOL_LIST_TTL_MS = 5 * 60_000;
+/** How long the client's model may take (the SDK's 60 s is short of a user approving, or frames read on a busy machine). */
+const CLIENT_MODEL_TIMEOUT_MS = 10 * 60_000;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -78,12 +79,6 @@ function declaresTasks(capabilities: Record<string, unknown> | undefined): boole
   return isPlainObject(extensions) && TASKS_EXTENSION in extensions;
 }
 
-/**
- * How long the client's model may take to answer. The SDK's 60 s default is too short: a client may ask its user
- * to approve the request first, and a model reading video frames on a busy machine takes over a minute.
- */
-const CLIENT_MODEL_TIMEOUT_MS = 10 * 60_000;
-
 /** The client's own model through 2025-era sampling (sampling/createMessage on the call's stream). */
 function samplingModel(ctx: ServerContext): ChatModel {
   return {
@@ -102,20 +97,13 @@ function samplingModel(ctx: ServerContext): ChatModel {
   };
 }
 
-/** Sends progress that only ever increases (the spec's rule; a job's progress can repeat a value). */
+/** Progress notifications for the call (toolset.ts makes every value greater than the one before, as the spec asks). */
 function progressSender(ctx: ServerContext, progressToken: string | number | undefined): ((p: JobProgress) => void) | undefined {
   if (progressToken === undefined) return undefined;
-  let last = -Infinity;
-  return (p) => {
-    if (!(p.done > last)) return;
-    last = p.done;
+  return ({ done, total, message }) =>
     void ctx.mcpReq
-      .notify({
-        method: 'notifications/progress',
-        params: { progressToken, progress: p.done, ...(p.total !== undefined ? { total: Math.max(p.total, p.done) } : {}), ...(p.message ? { message: p.message } : {}) },
-      })
+      .notify({ method: 'notifications/progress', params: { progressToken, progress: done, ...(total !== undefined ? { total: Math.max(total, done) } : {}), ...(message ? { message } : {}) } })
       .catch(() => undefined);
-  };
 }
 
 const TaskIdParams = z.object({ taskId: z.string().min(1).max(200) }).loose();
@@ -174,8 +162,8 @@ export function createSdkServer(identity: ServerIdentity, tools: ToolSet, option
     // The client's model: 2026-07-28 asks for it in input_required rounds; 2025 clients sample.
     const rounds = modern && capabilities.sampling ? await clientModelRounds(ctx, options.rounds, account) : undefined;
     const sampling = rounds ? rounds.model : !modern && server.getClientCapabilities()?.sampling ? samplingModel(ctx) : undefined;
-    // A 2025 client's notifications/cancelled may reach another process: watched through the store.
-    const owner = !modern && options.cancels ? await account().catch(() => undefined) : undefined;
+    // A notifications/cancelled may reach another process: watched through the store.
+    const owner = options.cancels ? await account().catch(() => undefined) : undefined;
     const watch = owner && options.cancels ? options.cancels.watch(owner.id, ctx.mcpReq.id, ctx.mcpReq.signal) : undefined;
     const outcome = await tools
       .call(params.name, args, {

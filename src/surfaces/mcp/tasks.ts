@@ -26,15 +26,9 @@ const STATUS: Record<JobStatus, TaskStatus> = {
 export function taskOf(task: JobTask, toResult?: (outcome: ToolOutcome) => unknown) {
   const { job, outcome } = task;
   const status = STATUS[job.status];
-  const progress = job.progress;
-  const statusMessage =
-    status === 'working'
-      ? progress
-        ? `${job.operation}: ${progress.done}${progress.total !== undefined ? ` of ${progress.total}` : ''}${progress.message ? ` (${progress.message})` : ''}`
-        : `${job.operation} is ${job.status}.`
-      : status === 'cancelled'
-        ? `${job.operation} was cancelled; what it did before stopping is charged.`
-        : undefined;
+  const p = job.progress;
+  const working = p ? `${job.operation}: ${p.done}${p.total !== undefined ? ` of ${p.total}` : ''}${p.message ? ` (${p.message})` : ''}` : `${job.operation} is ${job.status}.`;
+  const statusMessage = status === 'working' ? working : status === 'cancelled' ? `${job.operation} was cancelled; what it did before stopping is charged.` : undefined;
   return {
     taskId: job.jobId,
     status,

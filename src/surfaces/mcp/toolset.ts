@@ -16,9 +16,8 @@ export type { ToolDescriptor } from './descriptors.js';
 
 export interface ToolCallContext {
   /**
-   * The account the call acts as, resolved once for the call by its transport: the key of the HTTP
-   * request (checked with the request), GLEANER_API_KEY over stdio, or the stdio local owner.
-   * Rejects with UNAUTHORIZED, which the call answers as its error.
+   * The account the call acts as, resolved once by its transport (the HTTP request's key, GLEANER_API_KEY over
+   * stdio, or the stdio local owner); rejects with UNAUTHORIZED, which the call answers as its error.
    */
   account: () => Promise<AccountRecord>;
   signal: AbortSignal;
@@ -26,10 +25,7 @@ export interface ToolCallContext {
   progress?: (progress: JobProgress) => void;
   /** The client's model, when it offers sampling. */
   sampling?: ChatModel;
-  /**
-   * Return as soon as a job is started, without waiting for it (a client with the Tasks extension
-   * follows the job as a task; see tasks.ts).
-   */
+  /** Return as soon as a job is started: a client with the Tasks extension follows it as a task (tasks.ts). */
   startJobs?: boolean;
 }
 
@@ -172,16 +168,8 @@ export function createToolSet(app: App): ToolSet {
         if (job.status === 'completed') return success(await paged(publicJob(job)));
         if (job.status === 'failed' && job.error) return failure(job.error, requestId);
         const waitedSeconds = app.config.GLEANER_MCP_WAIT_SECONDS;
-        return success(
-          await pager.first(
-            operation,
-            input,
-            { ...publicJob(job), message: `The job is still ${job.status} after ${waitedSeconds} s. Call job_status with jobId "${job.jobId}" to get its result.` },
-            request,
-            result.account.id,
-            { waitedSeconds },
-          ),
-        );
+        const message = `The job is still ${job.status} after ${waitedSeconds} s. Call job_status with jobId "${job.jobId}" to get its result.`;
+        return success(await pager.first(operation, input, { ...publicJob(job), message }, request, result.account.id, { waitedSeconds }));
       } catch (thrown) {
         const error = toGleanerError(thrown);
         if (error.code === 'INTERNAL_ERROR') app.log.error({ err: thrown, requestId, tool: name }, 'internal error in tool call');
