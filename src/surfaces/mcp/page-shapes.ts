@@ -293,6 +293,14 @@ export function shapeOf(operation: AnyOperation, operations: (name: string) => A
   return own;
 }
 
+/** The fields a transcript or page reply leaves out of structuredContent, at its top or under `result` (read, a job). */
+export const COMPACTED: Path[] = [['content'], ['urls'], DIFF_FIELD].flatMap((path) => [path, ['result', ...path]]);
+
+/** Whether the tool's replies are transcripts or pages, whose words only the text block carries. */
+export function isCompacted(operation: AnyOperation): boolean {
+  return operation.output === transcriptReply || operation.output === scrapeReply || operation.output === readReply;
+}
+
 /** Shapes that have timed atoms, so a caller may ask for a time range. */
 export function isTimed(operation: AnyOperation): boolean {
   return operation.output === transcriptReply;
