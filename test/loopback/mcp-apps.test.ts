@@ -20,7 +20,7 @@ import { startAppsHost, type AppCsp, type AppsHost } from '../support/apps-host.
 import { CHROMIUM } from '../support/console-browser.js';
 
 const VIDEO = 'https://www.youtube.com/watch?v=ud9d5cMDP_0';
-const events = Array.from({ length: 34 }, (_, i) => ({ tStartMs: i * 30_000, dDurationMs: 30_000, segs: [{ utf8: `line ${i}` }] }));
+const events = Array.from({ length: 34 }, (_, i) => ({ tStartMs: i * 30_000, dDurationMs: 30_000, segs: [{ utf8: `line ${i} of the harbour log, read aloud` }] }));
 const ARTICLE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>The harbour log</title></head><body><main><article>
 <h1>The harbour log</h1><p>The clerk copied out every ship that called in the winter of 1911, three at a time, with its cargo.</p>
 <h2>Ships of January</h2><p>The Cromarty, the Fair Isle and the Wick came in on the same tide, carrying <a href="https://example.org/herring">herring</a>.</p>
@@ -80,8 +80,8 @@ async function appFor(tool: string) {
   return { uri, html: content.text, csp: content._meta.ui.csp };
 }
 
-/** Hosts the app with a tool's real result; returns the app's frame and every request the page made. */
-async function host_(tool: string, args: Record<string, unknown>): Promise<{ context: BrowserContext; app: Frame; requests: string[]; csp: AppCsp; result: any }> {
+/** Hosts the app with a tool's real result; returns the app's frame, every request the page made and the calls the app made through the host. */
+async function host_(tool: string, args: Record<string, unknown>): Promise<{ context: BrowserContext; app: Frame; requests: string[]; csp: AppCsp; result: any; calls: unknown[] }> {
   const { uri, html, csp } = await appFor(tool);
   const result = await client.callTool({ name: tool, arguments: args });
   expect(result.isError, JSON.stringify(result.content).slice(0, 300)).toBeFalsy();
@@ -94,10 +94,15 @@ async function host_(tool: string, args: Record<string, unknown>): Promise<{ con
   const requests: string[] = [];
   context.on('request', (request) => requests.push(request.url()));
   const page = await context.newPage();
+  const calls: unknown[] = [];
+  await page.exposeFunction('callTool', (params: { name: string; arguments: Record<string, unknown> }) => {
+    calls.push(params);
+    return client.callTool(params);
+  });
   await page.goto(host.origin);
-  await page.evaluate(([src, input, output]) => (globalThis as any).startApp(src, input, output), [host.appUrl(name), args, result] as const);
+  await page.evaluate(([src, name_, input, output]) => (globalThis as any).startApp(src, name_, input, output), [host.appUrl(name), tool, args, result] as const);
   const app = page.frames().find((frame) => frame.url() === host.appUrl(name))!;
-  return { context, app, requests, csp, result };
+  return { context, app, requests, csp, result, calls };
 }
 
 /** Every request went to the host, the app's own document, or an origin its CSP names. */
@@ -109,13 +114,17 @@ function expectOnlyNamedOrigins(requests: string[], csp: AppCsp) {
 
 describe.skipIf(!fs.existsSync(CHROMIUM))('MCP Apps in Chromium', () => {
   it('the transcript player shows the chapters and lines; a click on chapter 3 seeks the embed there and tells the host', { timeout: 180_000 }, async () => {
-    const { context, app, requests, csp, result } = await host_('youtube_transcript', { url: VIDEO });
+    // Pages of 1,000 characters: the player fetches the later ones through the host, by cursor alone.
+    const { context, app, requests, csp, result, calls } = await host_('youtube_transcript', { url: VIDEO, maxChars: 1_000 });
     try {
       const chapters = app.locator('#chapters button');
       await expect.poll(() => chapters.count()).toBe(7);
       const lines = app.locator('#lines li');
       await expect.poll(() => lines.count()).toBe(34);
-      expect(await lines.nth(1).innerText()).toMatch(/^00:30\s*line 1$/);
+      expect(result.content[1].text).toMatch(/^\[Page 1 of [2-9]/);
+      expect(calls.length).toBeGreaterThan(0);
+      for (const call of calls) expect(Object.keys((call as { arguments: object }).arguments)).toEqual(['cursor']);
+      expect(await lines.nth(1).innerText()).toMatch(/^00:30\s*line 1 of the harbour log, read aloud$/);
       const third = (result._meta['gleaner/page'].chapters as Array<{ title: string; start: number }>)[2];
       expect(await chapters.nth(2).innerText()).toContain(third.title);
 
@@ -125,7 +134,7 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('MCP Apps in Chromium', () => {
       await expect.poll(() => embed.evaluate(() => (globalThis as any).seeks)).toEqual([third.start]);
       // The line followed is the one at the chapter's start (a line every 30 s).
       const current = app.locator('#lines li.current');
-      await expect.poll(() => current.innerText()).toContain(`line ${Math.floor(third.start / 30)}`);
+      await expect.poll(() => current.innerText()).toContain(`line ${Math.floor(third.start / 30)} of`);
       const page = app.page();
       await expect.poll(() => page.evaluate(() => (globalThis as any).contexts.length)).toBe(1);
       const told = await page.evaluate(() => (globalThis as any).contexts[0]);

@@ -33,14 +33,16 @@ export function cspHeader(csp: AppCsp): string {
 const HOST_PAGE = `<!doctype html><html><head><meta charset="utf-8"><script src="/bridge.js"></script></head><body>
 <script>
 window.contexts = []; window.links = []; window.sizes = [];
-window.startApp = async (src, args, result) => {
+window.startApp = async (src, tool, args, result) => {
   const { AppBridge, PostMessageTransport } = window.ExtApps;
   const iframe = document.createElement('iframe');
   // As the ext-apps sandbox does: scripts, and the app's own origin (a separate one) kept.
   iframe.sandbox = 'allow-scripts allow-same-origin';
   iframe.style.width = '900px'; iframe.style.height = '1200px';
   document.body.append(iframe);
-  const bridge = new AppBridge(null, { name: 'gleaner-test-host', version: '1.0.0' }, { openLinks: {}, updateModelContext: { text: {} } });
+  const bridge = new AppBridge(null, { name: 'gleaner-test-host', version: '1.0.0' }, { openLinks: {}, updateModelContext: { text: {} }, serverTools: {} }, { hostContext: { toolInfo: { tool: { name: tool, inputSchema: { type: 'object' } } } } });
+  // Calls the app makes go to the server through the test's MCP client (exposed as window.callTool).
+  bridge.oncalltool = (params) => window.callTool(params);
   bridge.onupdatemodelcontext = async (params) => { window.contexts.push(params); return {}; };
   bridge.onopenlink = async (params) => { window.links.push(params.url); return {}; };
   bridge.onsizechange = (params) => window.sizes.push(params);

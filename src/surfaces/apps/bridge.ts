@@ -35,8 +35,10 @@ const bridge = (() => {
     });
   const notify = (method, params) => post({ method, params });
   const on = (method, handler) => (handlers[method] = handler);
+  const host = {};
   const start = async (name) => {
     const result = await request('ui/initialize', { appInfo: { name, version: '1' }, appCapabilities: {}, protocolVersion: '2026-01-26' });
+    Object.assign(host, result);
     notify('ui/notifications/initialized', {});
     const size = () => notify('ui/notifications/size-changed', { width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight });
     new ResizeObserver(size).observe(document.body);
@@ -52,7 +54,21 @@ const bridge = (() => {
     for (const child of children) if (child !== undefined && child !== null) node.append(child);
     return node;
   };
-  return { request, notify, on, start, openLink, pageOf, el };
+  /**
+   * The later pages of a paged result, through the host (tools/call with the cursor alone: free), when
+   * the host proxies calls to the server and says which tool ran; each page's data goes to onPage.
+   */
+  const nextPages = async (result, onPage) => {
+    const tool = host.hostContext && host.hostContext.toolInfo && host.hostContext.toolInfo.tool.name;
+    let cursor = result.structuredContent && result.structuredContent.nextCursor;
+    while (tool && cursor && host.hostCapabilities && host.hostCapabilities.serverTools) {
+      const next = await request('tools/call', { name: tool, arguments: { cursor } }).catch(() => undefined);
+      if (!next || next.isError) return;
+      onPage(pageOf(next));
+      cursor = next.structuredContent && next.structuredContent.nextCursor;
+    }
+  };
+  return { request, notify, on, start, openLink, pageOf, nextPages, el };
 })();
 `;
 

@@ -127,6 +127,15 @@ function showTranscriptResult(result) {
   document.getElementById('source').textContent = [transcript.lang, transcript.durationMinutes ? Number(transcript.durationMinutes).toFixed(1) + ' min' : '', transcript.aiGenerated ? 'speech to text' : 'captions'].filter(Boolean).join(' · ');
   showVideo(transcript.platform || facts.platform, transcript.videoId || facts.id, page.url || facts.url, facts);
   showTranscript(transcript);
+  // A long transcript comes in pages: the player shows them all, fetched after the first.
+  if (Array.isArray(transcript.content)) {
+    let segments = transcript.content;
+    bridge.nextPages(result, (next) => {
+      segments = segments.concat((next.result || next).content || []);
+      showTranscript({ ...transcript, content: segments });
+      follow(state.time);
+    });
+  }
 }
 `;
 
