@@ -8,19 +8,11 @@ import { analysisResult, crawlResult, mapReply, scrapeBatchResult, scrapeReply, 
 import { readReply } from '../../operations/read.js';
 import { transcriptSearchReply } from '../../operations/transcript-search.js';
 import { pieces, type Atom, type Layout, type Path } from './pages.js';
+import { clock } from '../../ai/chat.js';
 
 type Reply = Record<string, any>;
 /** Lays a reply out for paging, or undefined when it has nothing to page (a running job, an error item). */
 export type Shape = (reply: Reply) => Layout | undefined;
-
-/** 75_000 ms -> "1:15", 3_725_000 -> "1:02:05". */
-export function clock(ms: number): string {
-  const total = Math.floor(ms / 1000);
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = String(total % 60).padStart(2, '0');
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${String(m).padStart(2, '0')}:${s}`;
-}
 
 /** One text field as atoms; `lead` goes before its first piece (an item's heading). */
 function textAtoms(text: string, field: Path, item?: { list: Path; index: number }, lead = ''): Atom[] {

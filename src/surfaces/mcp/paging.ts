@@ -21,7 +21,8 @@ import type { AnyOperation } from '../../operations/define.js';
 import type { AccountRecord } from '../../accounts/accounts.js';
 import { describeIssues } from '../../gate/validation.js';
 import { pageAt, pageBody, type Layout, type PageSpan, type Path, type Range } from './pages.js';
-import { clock, COMPACTED, isCompacted, isTimed, shapeOf, type Shape } from './page-shapes.js';
+import { COMPACTED, isCompacted, isTimed, shapeOf, type Shape } from './page-shapes.js';
+import { clock } from '../../ai/chat.js';
 import { readableBlocks, type Listed } from './readable.js';
 import { chapterRange, chaptersOf, namesChapter, type RangeRequest } from './chapter-range.js';
 
