@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { connectMcp, errorEnvelope } from '../support/mcp.js';
+import { connectMcp, errorEnvelope, pageData } from '../support/mcp.js';
 import { REAL_PAGES_DIR, startFixtureSite, type FixtureSite } from '../support/fixture-site.js';
 import { startYoutubeReplay, type YoutubeReplay } from '../support/youtube-replay.js';
 import { LONG_VIDEO as VIDEO, THIRTY_MINUTES_MS, startLongPageSite, thirtyMinuteCaptions } from '../support/long-replies.js';
@@ -60,7 +60,7 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   const parts = result.content as Array<{ type: string; text: string }>;
   expect(parts.map((part) => part.type)).toEqual(['text', 'text']);
   expect(parts[1].text).toMatch(/^\[Page \d+ of \d+[^\]]*\]$/);
-  return { text: `${parts[0].text}\n\n${parts[1].text}`, structured: result.structuredContent };
+  return { text: `${parts[0].text}\n\n${parts[1].text}`, structured: pageData(result) };
 }
 
 /**

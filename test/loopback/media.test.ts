@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { connectMcp } from '../support/mcp.js';
+import { connectMcp, pageData } from '../support/mcp.js';
 import { generateMedia, startMediaServer, startSttServer, type GeneratedMedia, type MediaServer, type SttServer } from '../support/media.js';
 
 let media: GeneratedMedia;
@@ -267,7 +267,7 @@ describe('over MCP', () => {
     try {
       const result = await client.callTool({ name: 'video_transcript', arguments: { url: `${MEDIA}/clips/short.mp4`, timestamps: false } });
       expect(result.isError).toBeFalsy();
-      const body = result.structuredContent as { aiGenerated: boolean; content: Array<Record<string, unknown>> };
+      const body = pageData(result) as { aiGenerated: boolean; content: Array<Record<string, unknown>> };
       expect(body.aiGenerated).toBe(true);
       expect(body.content[0]).not.toHaveProperty('offset');
       const refused = await client.callTool({ name: 'video_transcript', arguments: { url: `${MEDIA}/page.html` } });
@@ -307,7 +307,7 @@ describe('speakers', () => {
       expect(text).toContain('[00:00] Speaker 1: Heard speech at 0 s');
       expect(text).toContain('[00:10] Speaker 2: Heard speech at 10 s');
       expect(text).toContain('[00:20] Speaker 1: Heard speech at 20 s');
-      const structured = result.structuredContent as { content: Array<{ speaker?: string }> };
+      const structured = pageData(result) as { content: Array<{ speaker?: string }> };
       expect(structured.content.map((s) => s.speaker).slice(0, 4)).toEqual(['A', 'B', 'A', 'B']);
     } finally {
       await client.close();

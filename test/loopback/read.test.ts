@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { connectMcp, errorEnvelope } from '../support/mcp.js';
+import { connectMcp, errorEnvelope, pageData } from '../support/mcp.js';
 import { startYoutubeReplay, type YoutubeReplay } from '../support/youtube-replay.js';
 import { startDocumentSite, type DocumentSite } from '../support/document-site.js';
 import { REAL_PAGES_DIR } from '../support/fixture-site.js';
@@ -86,7 +86,7 @@ async function read(args: Record<string, unknown>) {
   const result = await client.callTool({ name: 'read', arguments: args });
   expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
   const text = (result.content as Array<{ text: string }>)[0].text;
-  return { text, structured: result.structuredContent as any, cost: before - (await credits()) };
+  return { text, structured: pageData(result), cost: before - (await credits()) };
 }
 
 describe('read', () => {

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { connectMcp, errorEnvelope } from '../support/mcp.js';
+import { connectMcp, errorEnvelope, pageData } from '../support/mcp.js';
 import { startYoutubeReplay, type YoutubeReplay } from '../support/youtube-replay.js';
 
 const VIDEO = 'https://www.youtube.com/watch?v=ud9d5cMDP_0';
@@ -36,7 +36,7 @@ const credits = async () => (await server.request('GET', '/v1/me', { apiKey: key
 async function call(args: Record<string, unknown>) {
   const result = await client.callTool({ name: 'youtube_transcript', arguments: { url: VIDEO, ...args } });
   const blocks = (result.content as Array<{ text: string }>).map((block) => block.text);
-  return { result, text: blocks[0], footer: blocks[1], structured: result.structuredContent as { content: Array<{ text: string; offset: number }>; chapters: Array<{ title: string; start: number }> } };
+  return { result, text: blocks[0], footer: blocks[1], structured: pageData(result) as { content: Array<{ text: string; offset: number }>; chapters: Array<{ title: string; start: number }> } };
 }
 
 describe('from/to naming a chapter', () => {

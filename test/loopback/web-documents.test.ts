@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { connectMcp, errorEnvelope } from '../support/mcp.js';
+import { connectMcp, errorEnvelope, pageData } from '../support/mcp.js';
 import { DOCUMENTS_DIR, startDocumentSite, type DocumentSite } from '../support/document-site.js';
 import { documentTypeOf } from '../../src/web/document-type.js';
 import { readDocumentOffThread } from '../../src/web/document-pool.js';
@@ -213,7 +213,7 @@ describe('documents over MCP', () => {
       expect(errorEnvelope(result).error).toMatchObject({ code: 'CONTENT_UNREADABLE', message: expect.stringContaining('no text layer') });
       const read = await client.callTool({ name: 'web_scrape', arguments: { url: `${site.origin}/papers/tika.pdf` } });
       expect(read.isError).toBeFalsy();
-      expect(JSON.stringify(read.structuredContent)).toContain('Apache Tika is a toolkit');
+      expect(JSON.stringify(pageData(read))).toContain('Apache Tika is a toolkit');
     } finally {
       await client.close();
     }

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { startDocumentSite, type DocumentSite } from '../support/document-site.js';
+import { pageData } from '../support/mcp.js';
 
 const { version } = JSON.parse(fs.readFileSync('package.json', 'utf8')) as { version: string };
 const BUNDLE = path.resolve('.bundle', `gleaner-${version}.mcpb`);
@@ -219,12 +220,12 @@ describe.skipIf(!required && !fs.existsSync(BUNDLE))('the .mcpb bundle (npm run 
         const pdf = await client.callTool({ name: 'web_scrape', arguments: { url: `${site.origin}/download?id=4`, format: 'text' } }, undefined, { timeout: 150_000 });
         expect(pdf.isError, JSON.stringify(pdf.content)).toBeFalsy();
         expect(pdf.structuredContent).toMatchObject({ metadata: { pages: 4, documentType: 'pdf' } });
-        expect(JSON.stringify(pdf.structuredContent)).toContain('Hello, here is some text without a meaning.');
+        expect(JSON.stringify(pageData(pdf))).toContain('Hello, here is some text without a meaning.');
 
         const docx = await client.callTool({ name: 'web_scrape', arguments: { url: `${site.origin}/docs/sample.docx` } }, undefined, { timeout: 150_000 });
         expect(docx.isError, JSON.stringify(docx.content)).toBeFalsy();
         expect(docx.structuredContent).toMatchObject({ title: 'Sample Word Document', metadata: { documentType: 'docx' } });
-        expect(JSON.stringify(docx.structuredContent)).toContain('This document includes text that is **BOLD** and _ITALIC_.');
+        expect(JSON.stringify(pageData(docx))).toContain('This document includes text that is **BOLD** and _ITALIC_.');
       } finally {
         await client.close();
       }

@@ -17,7 +17,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Client as ClientV2 } from '@modelcontextprotocol/client';
 import { callApi, createKeyWithCli, hasRedis, jobEnd, startGleaner, startRedis, type GleanerProcess } from '../support/processes.js';
 import { startGatedSite, type GatedSite } from '../support/gated-site.js';
-import { connectMcp } from '../support/mcp.js';
+import { connectMcp, pageData } from '../support/mcp.js';
 import { connectMcpV2, modernDispatch, tasksSession, TASKS } from '../support/mcp-v2.js';
 
 /** A proxy that sends request n to backend n mod 2, and records where each went. */
@@ -66,8 +66,8 @@ async function allPages(call: (args: Record<string, unknown>) => Promise<any>, u
   for (;;) {
     const result = await call(args);
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-    pages.push(result.structuredContent as Page);
-    const cursor = (result.structuredContent as Page).nextCursor;
+    pages.push(pageData(result) as Page);
+    const cursor = (pageData(result) as Page).nextCursor;
     if (!cursor) return pages;
     args = { cursor };
     expect(pages.length).toBeLessThan(100);

@@ -22,3 +22,12 @@ export function errorEnvelope(result: unknown): any {
   const match = parts.length === 1 && parts[0].text ? /^([A-Z][A-Z_]+): ([\s\S]+)$/.exec(parts[0].text) : null;
   return match ? { error: { code: match[1], message: match[2] } } : undefined;
 }
+
+/**
+ * A tool result's page as data: a transcript's or a page's words are in the text block and the
+ * result's `_meta` (for apps), not in structuredContent (docs/mcp-paging.md); other replies' in structuredContent.
+ */
+export function pageData(result: unknown): any {
+  const { _meta, structuredContent } = result as { _meta?: Record<string, unknown>; structuredContent?: unknown };
+  return _meta?.['gleaner/page'] ?? structuredContent;
+}

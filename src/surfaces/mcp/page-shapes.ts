@@ -8,19 +8,11 @@ import { analysisResult, crawlResult, mapReply, scrapeBatchResult, scrapeReply, 
 import { readReply } from '../../operations/read.js';
 import { transcriptSearchReply } from '../../operations/transcript-search.js';
 import { pieces, type Atom, type Layout, type Path } from './pages.js';
+import { clock } from '../../ai/chat.js';
 
 type Reply = Record<string, any>;
 /** Lays a reply out for paging, or undefined when it has nothing to page (a running job, an error item). */
 export type Shape = (reply: Reply) => Layout | undefined;
-
-/** 75_000 ms -> "1:15", 3_725_000 -> "1:02:05". */
-export function clock(ms: number): string {
-  const total = Math.floor(ms / 1000);
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = String(total % 60).padStart(2, '0');
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${String(m).padStart(2, '0')}:${s}`;
-}
 
 /** One text field as atoms; `lead` goes before its first piece (an item's heading). */
 function textAtoms(text: string, field: Path, item?: { list: Path; index: number }, lead = ''): Atom[] {
@@ -110,6 +102,14 @@ const scrape: Shape = (reply) => {
   };
 };
 
+/** One page of a batch or a crawl: `## title`, its URL and `notes`, its content split, then a blank line. */
+function pageItemAtoms(page: Reply, field: Path, at: { list: Path; index: number }, notes = ''): Atom[] {
+  const atoms = textAtoms(page.content, field, at, `## ${page.title ?? page.url}\n${page.url}\n${notes}\n`);
+  // The blank line between two pages is text only: each page's content stays exactly what was scraped.
+  atoms[atoms.length - 1] = { ...atoms[atoms.length - 1], text: `${atoms[atoms.length - 1].text}\n\n` };
+  return atoms;
+}
+
 /** A batch scrape: each URL's page (its content split) or its error, in the order given. */
 const scrapeBatch: Shape = (reply) => {
   if (!Array.isArray(reply.results)) return undefined;
@@ -118,10 +118,7 @@ const scrapeBatch: Shape = (reply) => {
     if (item.error) return [{ text: `## ${item.url}\nFailed: ${item.error.code}: ${item.error.message}\n\n`, ...at }];
     const page = item.page as Reply;
     const diff = page.changeTracking?.diff ? `Diff of the main text:\n${page.changeTracking.diff}\n` : '';
-    const pageAtoms = textAtoms(page.content, ['page', 'content'], at, `## ${page.title ?? page.url}\n${page.url}\n${changeLine(page)}${diff}\n`);
-    // The blank line between two pages is text only: each page's content stays exactly what was scraped.
-    pageAtoms[pageAtoms.length - 1] = { ...pageAtoms[pageAtoms.length - 1], text: `${pageAtoms[pageAtoms.length - 1].text}\n\n` };
-    return pageAtoms;
+    return pageItemAtoms(page, ['page', 'content'], at, `${changeLine(page)}${diff}`);
   });
   const stats = reply.stats ? `: ${reply.stats.succeeded} pages, ${reply.stats.failed} failed, ${reply.creditsUsed} credits used${reply.stoppedOn ? ' (credits ran out)' : ''}` : '';
   return { header: `Batch scrape of ${reply.results.length} URLs${stats}\n\n`, atoms, paged: [['results']] };
@@ -136,12 +133,7 @@ const map: Shape = (reply) => ({
 /** A crawl's pages then its failures (web_crawl's result; web_crawl_results shows a part of them). */
 const crawl: Shape = (reply) => {
   if (!Array.isArray(reply.pages)) return undefined;
-  const pages = (reply.pages as Reply[]).flatMap((page, index) => {
-    const atoms = textAtoms(page.content, ['content'], { list: ['pages'], index }, `## ${page.title ?? page.url}\n${page.url}\n\n`);
-    // The blank line between two pages is text only: each page's content stays exactly what was scraped.
-    atoms[atoms.length - 1] = { ...atoms[atoms.length - 1], text: `${atoms[atoms.length - 1].text}\n\n` };
-    return atoms;
-  });
+  const pages = (reply.pages as Reply[]).flatMap((page, index) => pageItemAtoms(page, ['content'], { list: ['pages'], index }));
   const failed = ((reply.failed ?? []) as Reply[]).map((item, index) => ({ text: `${index === 0 ? 'Failed:\n' : ''}- ${item.url}: ${item.error.code} ${item.error.message}\n`, list: ['failed'], index }));
   const stats = reply.stats ? `: ${reply.stats.pages} pages, ${reply.stats.failed} failed${reply.stoppedOn ? ' (stopped: credits ran out)' : ''}` : '';
   return { header: `Crawl${reply.url ? ` of ${reply.url}` : ''}${stats}\n\n`, atoms: [...pages, ...failed], paged: [['pages'], ['failed']] };
@@ -291,6 +283,14 @@ export function shapeOf(operation: AnyOperation, operations: (name: string) => A
   // A sync operation that starts a job for some inputs replies with either.
   if (operation.jobWhen || operation.handsOffToJobs) return (reply) => ('jobId' in reply ? job(own)(reply) : own(reply));
   return own;
+}
+
+/** The fields a transcript or page reply leaves out of structuredContent, at its top or under `result` (read, a job). */
+export const COMPACTED: Path[] = [['content'], ['urls'], DIFF_FIELD].flatMap((path) => [path, ['result', ...path]]);
+
+/** Whether the tool's replies are transcripts or pages, whose words only the text block carries. */
+export function isCompacted(operation: AnyOperation): boolean {
+  return operation.output === transcriptReply || operation.output === scrapeReply || operation.output === readReply;
 }
 
 /** Shapes that have timed atoms, so a caller may ask for a time range. */

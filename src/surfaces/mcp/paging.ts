@@ -20,8 +20,9 @@ import { publicJob } from '../../jobs/jobs.js';
 import type { AnyOperation } from '../../operations/define.js';
 import type { AccountRecord } from '../../accounts/accounts.js';
 import { describeIssues } from '../../gate/validation.js';
-import { pageAt, pageBody, type Layout, type PageSpan, type Range } from './pages.js';
-import { clock, isTimed, shapeOf, type Shape } from './page-shapes.js';
+import { pageAt, pageBody, type Layout, type PageSpan, type Path, type Range } from './pages.js';
+import { COMPACTED, isCompacted, isTimed, shapeOf, type Shape } from './page-shapes.js';
+import { clock } from '../../ai/chat.js';
 import { readableBlocks, type Listed } from './readable.js';
 import { chapterRange, chaptersOf, namesChapter, type RangeRequest } from './chapter-range.js';
 
@@ -122,8 +123,14 @@ function isDefault(operation: AnyOperation, name: string, value: unknown): boole
   return parsed.success && parsed.data !== undefined && canonical(parsed.data) === canonical(value);
 }
 
+/** The result `_meta` key of a page's full data (its segments, links), which hosts hand to an app, not to the model. */
+export const PAGE_META = 'gleaner/page';
+
 export interface PagedOutcome {
+  /** structuredContent: the reply, or for a transcript or a page its facts without the words the text block carries. */
   body: unknown;
+  /** The page as data (the reply with its long fields cut to this page), when `body` leaves its words out. */
+  page?: unknown;
   /**
    * The text content, in blocks: the reply (or page), then what to do next (the page footer, the
    * tool to call). Kept apart because some clients hand a model a lone text block merged with
@@ -154,6 +161,24 @@ export interface Pager {
   resolve(body: unknown, request: PageRequest | undefined): void;
   /** The page a cursor points at, from the kept reply: no charge, one request of the key's page rate. */
   next(operation: AnyOperation, args: unknown, request: PageRequest, account: AccountRecord): Promise<PagedOutcome>;
+}
+
+/** A copy of `value` without `path` (objects on the way copied; a missing path leaves it as it is). */
+function omit(value: unknown, path: Path): unknown {
+  if (!value || typeof value !== 'object' || !(path[0] in value)) return value;
+  const { [path[0]]: inner, ...rest } = value as Record<string, unknown>;
+  return path.length === 1 ? rest : { ...rest, [path[0]]: omit(inner, path.slice(1)) };
+}
+
+/** A JSON schema without the property at `path`, through its anyOf branches. */
+function omitProperty(schema: Record<string, unknown>, path: Path): Record<string, unknown> {
+  if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: schema.anyOf.map((branch) => omitProperty(branch, path)) };
+  const properties = schema.properties as Record<string, Record<string, unknown>> | undefined;
+  if (!properties || !(path[0] in properties)) return schema;
+  const { [path[0]]: inner, ...rest } = properties;
+  if (path.length > 1) return { ...schema, properties: { ...rest, [path[0]]: omitProperty(inner, path.slice(1)) } };
+  const required = (schema.required as string[] | undefined)?.filter((name) => name !== path[0]);
+  return { ...schema, properties: rest, ...(required ? { required } : {}) };
 }
 
 /** A range in seconds: chapters named in it resolved against the reply's chapters. */
@@ -196,7 +221,8 @@ export function createPager(app: App, listed: Listed = () => true): Pager {
     // in words where it has a reading of its own, else as its JSON.
     if (!layout || !span) return { body, blocks: readableBlocks(operation, body, listed, options.waitedSeconds) ?? [JSON.stringify(body)] };
     const whole = span.start === 0 && span.next === undefined && request.range.from === undefined && request.range.to === undefined;
-    const page = whole ? body : pageBody(body, layout, span);
+    const page = { ...(whole ? body : pageBody(body, layout, span)), ...(cursor ? { nextCursor: cursor } : {}) };
+
     const { from, to } = request.range;
     const text =
       span.start < span.end
@@ -214,7 +240,8 @@ export function createPager(app: App, listed: Listed = () => true): Pager {
       : whole
         ? '[Page 1 of 1: the whole reply.]'
         : `[Page ${span.number} of ${span.of}${part}: the last.]`;
-    return { body: cursor ? { ...page, nextCursor: cursor } : page, blocks: [`${layout.header}${text}`, footer] };
+    const blocks = [`${layout.header}${text}`, footer];
+    return isCompacted(operation) ? { body: COMPACTED.reduce<unknown>(omit, page), page, blocks } : { body: page, blocks };
   }
 
   function layoutOf(operation: AnyOperation, body: unknown): Layout | undefined {
@@ -256,8 +283,9 @@ export function createPager(app: App, listed: Listed = () => true): Pager {
       return { ...rest, properties };
     },
 
-    outputSchema(operation, schema) {
-      if (!shape(operation)) return schema;
+    outputSchema(operation, full) {
+      if (!shape(operation)) return full;
+      const schema = isCompacted(operation) ? COMPACTED.reduce(omitProperty, full) : full;
       const withCursor = (branch: Record<string, unknown>): Record<string, unknown> =>
         branch.type === 'object' && branch.properties ? { ...branch, properties: { ...(branch.properties as object), nextCursor: { type: 'string' } } } : branch;
       return Array.isArray(schema.anyOf) ? { ...schema, anyOf: (schema.anyOf as Record<string, unknown>[]).map(withCursor) } : withCursor(schema);

@@ -9,6 +9,8 @@ import { z } from 'zod';
 import { ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type ServerContext } from '@modelcontextprotocol/server';
 import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
 import { textContent, type JobTask, type ToolOutcome, type ToolSet } from './toolset.js';
+import { PAGE_META } from './paging.js';
+import { APP_MIME_TYPE, APPS, readApp } from '../apps/apps.js';
 import { clientModelRounds, type RoundState } from './client-model.js';
 import { samplingParams, sampledText } from './sampling.js';
 import { taskOf, TASKS_EXTENSION } from './tasks.js';
@@ -64,7 +66,8 @@ export function callResult(outcome: ToolOutcome) {
   // error results carry text only): an error has none.
   if (outcome.isError) return { content: [{ type: 'text' as const, text: outcome.text }], isError: true };
   const images = (outcome.images ?? []).map((image) => ({ type: 'image' as const, data: image.data, mimeType: image.mimeType }));
-  return { content: [...textContent(outcome), ...images], structuredContent: outcome.body as Record<string, unknown> };
+  const meta = outcome.page === undefined ? {} : { _meta: { [PAGE_META]: outcome.page } };
+  return { content: [...textContent(outcome), ...images], structuredContent: outcome.body as Record<string, unknown>, ...meta };
 }
 
 /** The capabilities a 2026-07-28 request declares in its own `_meta` (absent on 2025-era requests). */
@@ -138,12 +141,19 @@ export function createSdkServer(identity: ServerIdentity, tools: ToolSet, option
   const server = new GleanerServer(
     { name: identity.name, version: identity.version },
     {
-      capabilities: { tools: {}, logging: {}, extensions: { [TASKS_EXTENSION]: {} } },
+      capabilities: { tools: {}, resources: {}, logging: {}, extensions: { [TASKS_EXTENSION]: {} } },
       instructions: identity.instructions,
       cacheHints: { 'tools/list': { ttlMs: TOOL_LIST_TTL_MS, cacheScope: 'public' } },
     },
   );
   server.setRequestHandler('tools/list', async () => ({ tools: tools.list() as never }));
+  // MCP Apps: the ui:// resources the tools name (surfaces/apps).
+  server.setRequestHandler('resources/list', async () => ({ resources: APPS.map(({ uri, name, description, meta }) => ({ uri, name, description, mimeType: APP_MIME_TYPE, _meta: meta })) }));
+  server.setRequestHandler('resources/read', async (request) => {
+    const app = readApp(request.params.uri);
+    if (!app) throw new ProtocolError(ProtocolErrorCode.ResourceNotFound, `Unknown resource: ${request.params.uri.slice(0, 100)}`);
+    return app as never;
+  });
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const params = request.params;
     // An unknown tool is a protocol error (JSON-RPC), not a failed call of a tool. Checked first:

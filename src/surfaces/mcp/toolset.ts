@@ -11,6 +11,7 @@ import { selectOperations, toolDescriptor, type ToolDescriptor } from './descrip
 import type { ChatModel } from '../../ai/chat.js';
 import type { AccountRecord } from '../../accounts/accounts.js';
 import { readScreenshot } from '../../operations/screenshots.js';
+import { appOf } from '../apps/apps.js';
 
 export type { ToolDescriptor } from './descriptors.js';
 
@@ -39,6 +40,8 @@ export interface ToolOutcome {
   job?: JobRecord;
   /** The same text as the result's text blocks (see PagedOutcome.blocks); absent: one block, `text`. */
   blocks?: string[];
+  /** The page as data, for apps (the result's `_meta`, see PagedOutcome.page). */
+  page?: unknown;
   /** Images after the text (a web_scrape screenshot), on the first page of a reply only. */
   images?: Array<{ data: string; mimeType: 'image/png' }>;
 }
@@ -97,7 +100,14 @@ export function createToolSet(app: App): ToolSet {
   const descriptors = selected.map((operation) => {
     const descriptor = toolDescriptor(operation, app.config.GLEANER_MCP_WAIT_SECONDS);
     // Paging adds cursor (and its kin) to the input and nextCursor to the output of tools with long replies.
-    return { ...descriptor, inputSchema: pager.inputSchema(operation, descriptor.inputSchema), outputSchema: pager.outputSchema(operation, descriptor.outputSchema) };
+    const view = appOf(operation.name);
+    return {
+      ...descriptor,
+      inputSchema: pager.inputSchema(operation, descriptor.inputSchema),
+      outputSchema: pager.outputSchema(operation, descriptor.outputSchema),
+      // MCP Apps: the app a host that renders them shows beside this tool's result (surfaces/apps).
+      ...(view ? { _meta: { ui: { resourceUri: view.uri } } } : {}),
+    };
   });
 
   const failure = (error: GleanerError | { code: ErrorCode; message: string }, requestId: string): ToolOutcome => ({
@@ -106,7 +116,7 @@ export function createToolSet(app: App): ToolSet {
     text: `${error.code}: ${error.message}`,
   });
 
-  const success = (page: PagedOutcome): ToolOutcome => ({ isError: false, body: page.body, blocks: page.blocks, text: page.blocks.join('\n\n') });
+  const success = (page: PagedOutcome): ToolOutcome => ({ isError: false, body: page.body, page: page.page, blocks: page.blocks, text: page.blocks.join('\n\n') });
 
   /**
    * A reply naming a screenshot (web_scrape's) carries the PNG as an image block: read once here from
