@@ -148,8 +148,9 @@ export class OAuthClients {
       body = response.json();
     } catch (error) {
       if (error instanceof OAuthError) throw error;
-      const reason = error instanceof GleanerError ? error.message : 'it is not JSON';
-      throw new OAuthError('invalid_client', `The client metadata document ${url} could not be read: ${reason}`);
+      // Said to a caller without a key: nothing of how names resolve here (the guard's and DNS's words stay inside).
+      const reason = error instanceof GleanerError ? 'it could not be fetched, or its address is not allowed' : 'it is not JSON';
+      throw new OAuthError('invalid_client', `The client metadata document ${url} could not be read: ${reason}.`);
     }
     const { client } = clientFrom(body, url, 'metadata-document', this.clock());
     if ((body as { client_id?: unknown }).client_id !== url) throw new OAuthError('invalid_client', `The client metadata document at ${url} names another client_id.`);

@@ -152,7 +152,7 @@ describe('sign-in, tokens and the calls they make', () => {
 
     // The tokens act as the key: its account, and the console's list of approved clients names this client.
     const account = await server.app.services.accounts.authenticate(apiKey);
-    expect(await server.app.oauth.tokens.authenticate(tokens.access_token)).toMatchObject({ id: account.id });
+    expect(await server.app.oauth.tokens.authenticate(tokens.access_token, `${server.baseUrl}/mcp`)).toMatchObject({ id: account.id });
     expect(await server.app.oauth.grants.list(account.id)).toEqual([expect.objectContaining({ clientId: client.client_id, clientName: 'Test Assistant' })]);
 
     // Rotation: the new refresh token works; the old one, presented again, revokes the whole family.
@@ -248,15 +248,18 @@ describe('refused', () => {
     }
   });
 
-  it('no PKCE, or PKCE without S256, is sent back as invalid_request', async () => {
+  it('no PKCE, or PKCE without S256, is refused on this server’s page as invalid_request (never redirected)', async () => {
     const client = await registerPublicClient();
-    const plain = await fetch(authorizationUrl(client, 'a'.repeat(43), { code_challenge_method: 'plain' }), { redirect: 'manual' });
-    expect(plain.status).toBe(303);
-    expect(new URL(plain.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+    const plain = await openSignInPage(authorizationUrl(client, 'a'.repeat(43), { code_challenge_method: 'plain' }));
+    expect(plain.status).toBe(400);
+    expect(plain.headers.get('location')).toBeNull();
+    expect(plain.html).toContain('invalid_request');
     const url = new URL(authorizationUrl(client, 'a'.repeat(43)));
     url.searchParams.delete('code_challenge');
-    const none = await fetch(url, { redirect: 'manual' });
-    expect(new URL(none.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+    const none = await openSignInPage(url.toString());
+    expect(none.status).toBe(400);
+    expect(none.headers.get('location')).toBeNull();
+    expect(none.html).toContain('invalid_request');
   });
 
   it('a missing or wrong PKCE verifier', async () => {
@@ -367,7 +370,63 @@ describe('refused', () => {
 
   it('a token for another resource is refused (RFC 8707)', async () => {
     const client = await registerPublicClient();
-    const response = await fetch(authorizationUrl(client, 'a'.repeat(43), { resource: 'https://other.test/mcp' }), { redirect: 'manual' });
-    expect(new URL(response.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
+    const page = await openSignInPage(authorizationUrl(client, 'a'.repeat(43), { resource: 'https://other.test/mcp' }));
+    expect(page.status).toBe(400);
+    expect(page.headers.get('location')).toBeNull();
+    expect(page.html).toContain('invalid_target');
+  });
+});
+
+describe('the security review of issue 39: its Low OAuth findings', () => {
+  it('a malformed %-escape in Authorization: Basic is invalid_client (401), at the token and the revocation endpoints', async () => {
+    const registered = await oauth.processDynamicClientRegistrationResponse(
+      await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [REDIRECT], client_name: 'Server App' }, insecure),
+    );
+    for (const credentials of [`${registered.client_id}:%E0%A4%A`, `%zz:secret`, `${registered.client_id}:%`]) {
+      for (const [endpoint, body] of [
+        [as.token_endpoint!, { grant_type: 'refresh_token', refresh_token: 'glrt_x' }],
+        [as.revocation_endpoint!, { token: 'glat_x' }],
+      ] as const) {
+        const response = await fetch(endpoint, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(credentials).toString('base64')}` },
+          body: new URLSearchParams(body),
+        });
+        expect({ endpoint, credentials, ...(await tokenError(response)) }).toEqual({ endpoint, credentials, status: 401, error: 'invalid_client' });
+      }
+    }
+  });
+
+  it('a refusal before approval is never sent to a registered redirect URI (no open redirector through open registration)', async () => {
+    // Anyone may register any https redirect URI: an error sent there would make this server an open redirector.
+    const client = await registerPublicClient(['https://phishing.test/landing']);
+    const refusals: Array<Record<string, string>> = [{ response_type: 'x' }, { code_challenge_method: 'plain' }, { code_challenge: 'short' }, { resource: 'https://elsewhere.test/mcp' }, { state: 's'.repeat(2_001) }];
+    for (const extra of refusals) {
+      const page = await openSignInPage(authorizationUrl(client, 'a'.repeat(43), { redirect_uri: 'https://phishing.test/landing', ...extra }));
+      expect({ extra, status: page.status, location: page.headers.get('location') }).toEqual({ extra, status: 400, location: null });
+    }
+  });
+
+  it('the metadata-document refusal tells a keyless caller nothing of how names resolve here', async () => {
+    for (const clientId of ['https://127.0.0.1:1/client.json', 'https://localhost:1/client.json', 'https://no-such-name.invalid/client.json']) {
+      const page = await openSignInPage(authorizationUrl({ client_id: clientId }, 'x'.repeat(43)));
+      expect(page.status).toBe(400);
+      expect(page.html).toMatch(/could not be fetched, or its address is not allowed/);
+      expect(page.html).not.toMatch(/loopback|127\.0\.0\.1, |private|ENOTFOUND|EAI_AGAIN|resolve/i);
+    }
+  });
+
+  it('an access token issued for one resource URL is refused at another host name of the same server', async () => {
+    const { tokens } = await tokensFor(await server.createKey('Pro'));
+    expect((await mcpStatus(tokens.access_token)).status).toBe(200);
+    const otherName = server.baseUrl.replace('127.0.0.1', 'localhost');
+    const response = await fetch(`${otherName}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${tokens.access_token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    });
+    await response.text();
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
 });

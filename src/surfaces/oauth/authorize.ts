@@ -3,8 +3,9 @@
  * and shows the sign-in page; POST is that page's form: with a valid key and a matching CSRF token it
  * records the grant and sends the person back to the application with a one-use code.
  *
- * Until the redirect URI is known good, refusals are shown to the person (a page), never redirected
- * (OAuth 2.1 section 4.1.2.1). The authorization request waits in the store under a random id (so the
+ * Every refusal before the person approved is shown to the person (a page), never redirected: first
+ * because the redirect URI is not known good (OAuth 2.1 section 4.1.2.1), then because a registered one
+ * is anyone's to register (RFC 9700 section 4.11.2). Only the person's own answer goes back. The authorization request waits in the store under a random id (so the
  * form carries no parameter a page could change), with the hash of a CSRF secret that is also a
  * SameSite=Strict, HttpOnly cookie: a form posted from another site has neither.
  */
@@ -74,7 +75,9 @@ export async function showSignIn(app: App, req: IncomingMessage, res: ServerResp
   }
   const urls = oauthUrls(app.config, req);
   const state = one('state');
-  const refuse = (error: string, description: string) => redirectBack(res, requested, { error, error_description: description, state, iss: urls.issuer });
+  // Before a person approved, anyone may have registered the redirect URI (registration is open): a refusal
+  // sent there would make this server an open redirector (RFC 9700 section 4.11.2), so it is shown here.
+  const refuse = (error: string, description: string) => sendProblemPage(res, 400, 'Bad authorization request', `${description} (${error})`);
   if (one('response_type') !== 'code') return refuse('unsupported_response_type', 'response_type must be "code".');
   const challenge = one('code_challenge');
   if (!challenge) return refuse('invalid_request', 'code_challenge is missing: this server requires PKCE with S256.');
