@@ -25,7 +25,7 @@ import { deliverWebhook } from '../jobs/webhook.js';
 import type { Lease } from '../jobs/record.js';
 import { listSource } from './listing.js';
 import type { FeedItem } from './feed.js';
-import { MAX_ITEM_FAILURES, type ItemRecord, type WatchEvent, type WatchRecord } from './record.js';
+import { MAX_ITEM_FAILURES, wasSeen, type ItemRecord, type WatchEvent, type WatchRecord } from './record.js';
 import type { WatchStore } from './watches.js';
 
 export interface CheckDeps {
@@ -96,7 +96,7 @@ export class WatchCheck {
     }
 
     const seen = new Set(this.watch.seen);
-    const fresh = items.filter((item) => !seen.has(item.id)).reverse().slice(0, this.watch.itemsPerCheck);
+    const fresh = items.filter((item) => !wasSeen(seen, item.id)).reverse().slice(0, this.watch.itemsPerCheck);
     for (const item of fresh) {
       const outcome = await this.handle(item);
       if (outcome) return this.halt(outcome.code, outcome.message);

@@ -13,6 +13,7 @@ import {
   itemKey,
   ownerWatchesKey,
   SEEN_CAP,
+  seenDigest,
   watchKey,
   type ItemRecord,
   type WatchEvent,
@@ -168,7 +169,8 @@ export class WatchStore {
     await this.store.update<WatchRecord, void>(watchKey(id), (watch) => {
       if (!watch || watch.lease?.owner !== owner) return { value: watch, result: undefined };
       const next = { ...watch, pending: watch.pending.filter((x) => x !== itemId) };
-      if (seen && !watch.seen.includes(itemId)) next.seen = [...watch.seen, itemId].slice(-SEEN_CAP);
+      const digest = seenDigest(itemId);
+      if (seen && !watch.seen.includes(digest)) next.seen = [...watch.seen, digest].slice(-SEEN_CAP);
       return { value: next, result: undefined };
     });
   }
@@ -177,7 +179,7 @@ export class WatchStore {
   async setBaseline(id: string, owner: string, ids: string[]): Promise<void> {
     await this.store.update<WatchRecord, void>(watchKey(id), (watch) => {
       if (!watch || watch.lease?.owner !== owner) return { value: watch, result: undefined };
-      return { value: { ...watch, baselined: true, seen: [...new Set([...watch.seen, ...ids.slice().reverse()])].slice(-SEEN_CAP) }, result: undefined };
+      return { value: { ...watch, baselined: true, seen: [...new Set([...watch.seen, ...ids.slice().reverse().map(seenDigest)])].slice(-SEEN_CAP) }, result: undefined };
     });
   }
 

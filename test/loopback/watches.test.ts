@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { connectMcp, errorEnvelope } from '../support/mcp.js';
 import { startYoutubeReplay, type YoutubeReplay } from '../support/youtube-replay.js';
 import { growingChannel, startWebhookReceiver, WATCHED_CHANNEL, type GrowingChannel, type WebhookReceiver } from '../support/watch-fixtures.js';
-import { itemKey, watchKey, type ItemRecord, type WatchRecord } from '../../src/watches/record.js';
+import { itemKey, seenDigest, watchKey, type ItemRecord, type WatchRecord } from '../../src/watches/record.js';
 
 const SECRET = 'watch-test-secret-0123456789';
 let replay: YoutubeReplay;
@@ -275,7 +275,47 @@ describe('a check left half-done by a process that died', () => {
     expect(receiver.received.filter((d) => d.path === '/resume' && d.body.type === 'watch.upload')).toHaveLength(1);
     const watch = (await store.get<WatchRecord>(watchKey(watchId)))!;
     expect(watch).toMatchObject({ pending: [], ownerId: me });
-    expect(watch.seen).toContain('feedvid0001');
+    expect(watch.seen).toContain(seenDigest('feedvid0001'));
     expect((await store.get<ItemRecord>(itemKey(watchId, 'feedvid0001')))!.webhook).toMatchObject({ state: 'delivered', attempts: 2 });
   }, 60_000);
+});
+
+describe('a feed whose entries carry huge guids (issue 39: watch records bounded in bytes)', () => {
+  it('keeps the watch record small (seen ids as fixed-size digests) and still delivers each new entry once', async () => {
+    const ids = Array.from({ length: 32 }, (_, i) => `hugevid${String(i).padStart(4, '0')}`);
+    for (const id of ids) replay.alias(id, 'GJLlxj_dtq8');
+    // 200 KB a guid, as in the review: 30 of them were 6 MB of seen ids in one record.
+    const guid = (id: string) => `${id}:${'g'.repeat(200 * 1024)}`;
+    let entries = 30;
+    const feed = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/rss+xml' });
+      res.end(`<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>${ids
+        .slice(0, entries)
+        .reverse()
+        .map((id) => `<item><title>${id}</title><guid isPermaLink="false">${guid(id)}</guid><link>https://www.youtube.com/watch?v=${id}</link></item>`)
+        .join('')}</channel></rss>`);
+    });
+    await new Promise<void>((resolve) => feed.listen(0, '127.0.0.1', resolve));
+    try {
+      const key = await server.createKey('Pro', { credits: 20 });
+      const feedUrl = `http://127.0.0.1:${(feed.address() as AddressInfo).port}/huge.xml`;
+      const created = await server.request('POST', '/v1/watches', { apiKey: key, body: { feed: feedUrl, webhookUrl: receiver.url('/huge'), intervalSeconds: 1 } });
+      expect(created.status).toBe(201);
+      const watchId = created.body.watchId as string;
+      await receiver.waitFor((d) => d.path === '/huge' && d.body.type === 'watch.baseline');
+      entries = 32;
+      const uploads = await Promise.all(ids.slice(30).map((id) => receiver.waitFor((d) => d.path === '/huge' && d.body.item?.url.endsWith(id))));
+      expect(uploads.map((u) => u.body.type)).toEqual(['watch.upload', 'watch.upload']);
+      await checks(server, watchId, 3);
+      expect(receiver.received.filter((d) => d.path === '/huge' && d.body.type === 'watch.upload')).toHaveLength(2);
+      expect(await credits(key)).toBe(18);
+      const record = (await server.app.services.store.get<WatchRecord>(watchKey(watchId)))!;
+      expect(record.seen).toHaveLength(32);
+      // 32 entries of 200 KB ids: a few KB, not 6.4 MB.
+      expect(JSON.stringify(record).length).toBeLessThan(16 * 1024);
+      expect((await server.request('DELETE', `/v1/watches/${watchId}`, { apiKey: key })).status).toBe(200);
+    } finally {
+      await new Promise<void>((resolve) => feed.close(() => resolve()));
+    }
+  }, 120_000);
 });
