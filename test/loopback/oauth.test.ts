@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as oauth from 'oauth4webapi';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { openSignInPage, postSignIn, signInWithForm } from '../support/oauth.js';
@@ -428,5 +428,68 @@ describe('the security review of issue 39: its Low OAuth findings', () => {
     await response.text();
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+});
+
+describe('the security review of issue 39: unauthenticated writes bounded per address', () => {
+  let fresh: TestServer;
+  beforeAll(async () => {
+    fresh = await startTestServer();
+  });
+  afterAll(async () => {
+    await fresh?.close();
+  });
+
+  const registerFrom = (address: string, body: unknown = { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }) =>
+    fetch(`${fresh.baseUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': address }, body: JSON.stringify(body) });
+
+  it('registration: 20 from one address, then 429 with Retry-After; another address still registers; expired rows are swept', async () => {
+    // SQLite keeps expired rows until deleted (Redis drops them itself): writing one sweeps the expired oauth: rows.
+    const sweeps = vi.spyOn(fresh.app.services.store, 'sweepExpired');
+    for (let i = 0; i < 20; i++) expect((await registerFrom('203.0.113.20')).status).toBe(201);
+    expect(sweeps).toHaveBeenCalledWith('oauth:');
+    sweeps.mockRestore();
+    const refused = await registerFrom('203.0.113.20');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect((await registerFrom('203.0.113.21')).status).toBe(201);
+  });
+
+  it('a registration is bounded in size: redirect URIs together at most 4,000 characters, the body at most 16 KB', async () => {
+    const long = Array.from({ length: 3 }, (_, i) => `https://app.test/${i}/${'p'.repeat(1_900)}`);
+    const tooLong = await registerFrom('203.0.113.30', { redirect_uris: long, token_endpoint_auth_method: 'none' });
+    expect(tooLong.status).toBe(400);
+    expect(((await tooLong.json()) as { error: string }).error).toBe('invalid_redirect_uri');
+    const big = await registerFrom('203.0.113.30', { redirect_uris: [REDIRECT], client_uri: 'https://app.test/', padding: 'x'.repeat(20_000) });
+    expect(big.status).toBe(400);
+    expect(((await big.json()) as { error: string }).error).toBe('invalid_client_metadata');
+  });
+
+  it('sign-in pages: 30 opened from one address, then a 429 page; another address still gets its page', async () => {
+    const client = (await (await registerFrom('203.0.113.40')).json()) as oauth.Client;
+    const url = new URL(`${fresh.baseUrl}/oauth/authorize`);
+    url.search = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' }).toString();
+    const open = (address: string) => fetch(url, { redirect: 'manual', headers: { 'x-forwarded-for': address } });
+    for (let i = 0; i < 30; i++) expect((await open('203.0.113.41')).status).toBe(200);
+    const refused = await open('203.0.113.41');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await refused.text()).toContain('Too many sign-in pages');
+    expect((await open('203.0.113.42')).status).toBe(200);
+  });
+
+  it('key guessing on the sign-in form: ten wrong keys from one address, then 429 (even for the right key)', async () => {
+    const apiKey = await fresh.createKey('Pro');
+    const client = (await (await registerFrom('203.0.113.50')).json()) as oauth.Client;
+    const url = new URL(`${fresh.baseUrl}/oauth/authorize`);
+    url.search = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' }).toString();
+    const page = await openSignInPage(url.toString());
+    const from = (address: string, key: string) => postSignIn(fresh.baseUrl, page, key, { headers: { 'x-forwarded-for': address } });
+    for (let i = 0; i < 10; i++) expect((await from('203.0.113.51', `gl_guess_${i}`)).status).toBe(401);
+    const refused = await from('203.0.113.51', apiKey);
+    expect(refused.status).toBe(429);
+    expect(refused.html).toContain('Too many attempts with a key that is not valid');
+    expect((await from('203.0.113.52', apiKey)).status).toBe(303);
   });
 });

@@ -5,9 +5,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../../app.js';
 import { OAuthError } from '../../accounts/oauth-errors.js';
-import type { OAuthClient, TokenAuthMethod } from '../../accounts/oauth-clients.js';
+import { REGISTRATION_MAX_BYTES, type OAuthClient, type TokenAuthMethod } from '../../accounts/oauth-clients.js';
 import { readJsonBody } from '../body.js';
-import { readForm, sendOAuthJson } from './http.js';
+import { clientAddress, readForm, sendOAuthJson } from './http.js';
 import { isOurResource, oauthUrls } from './urls.js';
 
 /** RFC 6749 section 2.3.1: Basic credentials are form-encoded first; a malformed escape is the client's error, not ours. */
@@ -59,9 +59,11 @@ export async function token(app: App, req: IncomingMessage, res: ServerResponse)
 }
 
 export async function register(app: App, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // Counted before the body is read: registration needs no key, so its cost is bounded per address.
+  await app.oauth.throttle.take('oauth-register', clientAddress(req));
   let body: unknown;
   try {
-    body = await readJsonBody(req, { maxBytes: 64 * 1024, deadlineMs: 30_000 });
+    body = await readJsonBody(req, { maxBytes: REGISTRATION_MAX_BYTES, deadlineMs: 30_000 });
   } catch (error) {
     throw new OAuthError('invalid_client_metadata', (error as Error).message);
   }
