@@ -75,7 +75,8 @@ export interface ItemRecord {
   /** Transcript attempts that failed on a passing upstream error. */
   failures: number;
   event: WatchEvent | null;
-  webhook: { deliveryId: string; attempts: number; state: 'pending' | 'delivered' | 'abandoned' } | null;
+  /** `holder`: the process delivering it now (deliveries.ts), so two never attempt it at once. */
+  webhook: { deliveryId: string; attempts: number; state: 'pending' | 'delivered' | 'abandoned'; holder?: Lease | null } | null;
 }
 
 export const watchKey = (id: string) => `watch:${id}`;
