@@ -14,6 +14,7 @@ import { GleanerError } from '../errors.js';
 import { hashApiKey } from './accounts.js';
 import { OAuthError } from './oauth-errors.js';
 import { redirectUriProblem } from './oauth-redirects.js';
+import type { OAuthSweep } from './oauth-sweep.js';
 
 export const TOKEN_AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const;
 export type TokenAuthMethod = (typeof TOKEN_AUTH_METHODS)[number];
@@ -33,13 +34,21 @@ export interface OAuthClient {
 const UNUSED_REGISTRATION_MS = 24 * 3600_000;
 const METADATA_DOCUMENT_CACHE_MS = 5 * 60_000;
 const METADATA_DOCUMENT_MAX_BYTES = 16 * 1024;
+/** All redirect URIs of one client together: what a registration keeps is bounded (a few KB), not 10 × 2,000 characters. */
+const REDIRECT_URIS_MAX_CHARS = 4_000;
+/** The largest registration body read (RFC 7591 metadata is a few hundred bytes). */
+export const REGISTRATION_MAX_BYTES = 16 * 1024;
 
 const clientKey = (clientId: string) => `oauth:client:${clientId}`;
 const documentKey = (url: string) => `oauth:cimd:${hashApiKey(url)}`;
 
 /** The fields of RFC 7591 section 2 that Gleaner uses; others are accepted and ignored. */
 const RegistrationSchema = z.object({
-  redirect_uris: z.array(z.string()).min(1, 'redirect_uris must list at least one URI').max(10, 'at most 10 redirect_uris'),
+  redirect_uris: z
+    .array(z.string())
+    .min(1, 'redirect_uris must list at least one URI')
+    .max(10, 'at most 10 redirect_uris')
+    .refine((uris) => uris.reduce((sum, uri) => sum + uri.length, 0) <= REDIRECT_URIS_MAX_CHARS, `the redirect_uris together are longer than ${REDIRECT_URIS_MAX_CHARS} characters`),
   client_name: z.string().trim().max(200).optional(),
   token_endpoint_auth_method: z.string().optional(),
   grant_types: z.array(z.string()).max(5).optional(),
@@ -93,6 +102,7 @@ export class OAuthClients {
     private readonly store: Store,
     private readonly http: HttpClient,
     private readonly clock: () => Date,
+    private readonly sweep?: OAuthSweep,
   ) {}
 
   /** Dynamic client registration: stores the client and returns RFC 7591's response (with the secret, shown once). */
@@ -102,6 +112,7 @@ export class OAuthClients {
     const secret = client.tokenEndpointAuthMethod === 'none' ? undefined : `glcs_${randomBytes(24).toString('base64url')}`;
     if (secret) client.secretHash = hashApiKey(secret);
     await this.store.set(clientKey(clientId), client, UNUSED_REGISTRATION_MS);
+    await this.sweep?.afterWrite();
     return {
       ...raw,
       client_id: clientId,
@@ -148,8 +159,9 @@ export class OAuthClients {
       body = response.json();
     } catch (error) {
       if (error instanceof OAuthError) throw error;
-      const reason = error instanceof GleanerError ? error.message : 'it is not JSON';
-      throw new OAuthError('invalid_client', `The client metadata document ${url} could not be read: ${reason}`);
+      // Said to a caller without a key: nothing of how names resolve here (the guard's and DNS's words stay inside).
+      const reason = error instanceof GleanerError ? 'it could not be fetched, or its address is not allowed' : 'it is not JSON';
+      throw new OAuthError('invalid_client', `The client metadata document ${url} could not be read: ${reason}.`);
     }
     const { client } = clientFrom(body, url, 'metadata-document', this.clock());
     if ((body as { client_id?: unknown }).client_id !== url) throw new OAuthError('invalid_client', `The client metadata document at ${url} names another client_id.`);

@@ -186,12 +186,16 @@ export class OAuthTokens {
     return this.issue(outcome, outcome.refreshGeneration);
   }
 
-  /** The account an access token acts as; UNAUTHORIZED when the token, its grant or its key is no longer valid. */
-  async authenticate(token: string): Promise<AccountRecord> {
+  /**
+   * The account an access token acts as at `resource` (the URL of the /mcp it is presented to); UNAUTHORIZED
+   * when the token, its grant or its key is no longer valid, or the token was issued for another resource
+   * (RFC 8707 section 2: a token for one host name of this server is not taken at another).
+   */
+  async authenticate(token: string, resource: string): Promise<AccountRecord> {
     const record = await this.store.get<AccessRecord>(accessKey(token));
     if (!record || new Date(record.expiresAt) <= this.clock()) throw invalidToken();
     const grant = await this.store.get<OAuthGrant>(grantKey(record.grantId));
-    if (!grant || grant.revokedAt) throw invalidToken();
+    if (!grant || grant.revokedAt || grant.resource !== resource) throw invalidToken();
     return this.liveAccount(record.accountId, invalidToken);
   }
 

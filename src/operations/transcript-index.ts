@@ -5,8 +5,10 @@
  * next one so a phrase across a passage boundary is still found.
  *
  * One index per process holds the transcripts searched lately (up to MAX_INDEXED_CHARS, the least
- * recently searched dropped first); a search scores only the videos it names (a filter), the BM25
- * statistics coming from the whole index. A transcript stays indexed no longer than it is kept.
+ * recently searched dropped first); a search finds passages of only the videos it names (a filter), and
+ * scores them with BM25+ statistics of those videos alone (passage counts, lengths, term frequencies
+ * kept per video), so what other keys indexed never moves a caller's ranking. A transcript stays
+ * indexed no longer than it is kept.
  * Why MiniSearch and not SQLite FTS5: docs/transcript-search.md.
  */
 import MiniSearch, { type Query, type SearchResult } from 'minisearch';
@@ -83,12 +85,17 @@ interface Passage {
   /** Indexes of its first and last line in the video's segments. */
   first: number;
   last: number;
+  /** Its words, as BM25 counts a document's length. */
+  words: number;
 }
 
 interface Indexed {
   transcript: KeptTranscript;
   ids: number[];
   chars: number;
+  /** Passages of this video holding each indexed term (its share of a search's document frequencies). */
+  termPassages: Map<string, number>;
+  words: number;
   /** The transcript leaves the index when its keeping ends. */
   expiresAt: number;
 }
@@ -147,7 +154,9 @@ export class TranscriptIndex {
     if (this.videos.has(key)) this.remove(key);
     const documents: Array<{ id: number; text: string }> = [];
     const ids: number[] = [];
+    const termPassages = new Map<string, number>();
     let chars = 0;
+    let words = 0;
     const segments = transcript.segments;
     for (let first = 0; first < segments.length; ) {
       let last = first;
@@ -161,15 +170,22 @@ export class TranscriptIndex {
         .map((s) => s.text)
         .join(' ');
       documents.push({ id, text });
-      this.passages.set(id, { video: key, first, last: shared });
+      const counts = termCounts(text);
+      for (const term of counts.terms.keys()) termPassages.set(term, (termPassages.get(term) ?? 0) + 1);
+      words += counts.words;
+      this.passages.set(id, { video: key, first, last: shared, words: counts.words });
       ids.push(id);
       chars += length;
       first = last + 1;
     }
     this.search.addAll(documents);
-    this.videos.set(key, { transcript, ids, chars, expiresAt });
+    this.videos.set(key, { transcript, ids, chars, termPassages, words, expiresAt });
     this.chars += chars;
     while (this.chars > this.maxChars && this.videos.size > 1) this.remove(this.videos.keys().next().value!);
+  }
+
+  private rescored(results: SearchResult[], query: ParsedQuery, videos: ReadonlySet<string>): SearchResult[] {
+    return rescoreWith({ passages: this.passages, videos: this.videos }, results, query, videos);
   }
 
   remove(key: string): void {
@@ -193,10 +209,11 @@ export class TranscriptIndex {
     for (const prefix of query.prefixes) parts.push({ queries: [prefix], prefix: true, combineWith: 'OR', processTerm: normalize });
     for (const phrase of query.phrases) parts.push({ queries: [phrase.join(' ')], combineWith: 'AND' });
     if (parts.length === 0) return [];
-    const results = this.search.search(
+    const found = this.search.search(
       { queries: parts, combineWith: query.phrases.length > 0 ? 'AND' : 'OR' },
       { filter: (result) => videos.has(this.passages.get(result.id as number)?.video ?? '') },
     );
+    const results = this.rescored(found, query, videos);
     const hits: PassageHit[] = [];
     const shown = new Map<string, Array<[number, number]>>();
     for (const result of results) {
@@ -217,6 +234,66 @@ export class TranscriptIndex {
     }
     return hits;
   }
+}
+
+/** BM25+ as MiniSearch weighs it: term saturation k, length normalisation b, the + of BM25+ delta; a prefix expansion counts less. */
+const BM25 = { k: 1.2, b: 0.7, delta: 0.5 };
+const PREFIX_WEIGHT = 0.375;
+
+/** A passage's indexed terms (stem and plain form, as the index holds them) with their counts, and its word count. */
+function termCounts(text: string): { terms: Map<string, number>; words: number } {
+  const terms = new Map<string, number>();
+  const words = tokenize(text);
+  for (const word of words) {
+    const stem = indexTerm(word);
+    if (stem === null) continue;
+    terms.set(stem, (terms.get(stem) ?? 0) + 1);
+    const plain = normalize(word);
+    if (plain !== stem) terms.set(plain, (terms.get(plain) ?? 0) + 1);
+  }
+  return { terms, words: words.length };
+}
+
+/**
+ * The index's matches scored again with the statistics of the named videos only (their passages, lengths and
+ * term frequencies), best first: a caller's ranking depends on the caller's documents, not on what else the
+ * process indexed for other keys.
+ */
+function rescoreWith(index: { passages: Map<number, Passage>; videos: Map<string, Indexed> }, results: SearchResult[], query: ParsedQuery, named: ReadonlySet<string>): SearchResult[] {
+  const scope = [...named].flatMap((key) => index.videos.get(key) ?? []);
+  const passages = scope.reduce((sum, video) => sum + video.ids.length, 0);
+  if (passages === 0) return results;
+  const averageWords = scope.reduce((sum, video) => sum + video.words, 0) / passages || 1;
+  const exact = new Set([...query.words, ...query.phrases.flat()].flatMap((word) => [indexTerm(word), normalize(word)]).filter((term): term is string => term !== null));
+  const idf = new Map<string, number>();
+  const idfOf = (term: string) => {
+    let value = idf.get(term);
+    if (value === undefined) {
+      const df = scope.reduce((sum, video) => sum + (video.termPassages.get(term) ?? 0), 0);
+      value = Math.log(1 + (passages - df + 0.5) / (df + 0.5));
+      idf.set(term, value);
+    }
+    return value;
+  };
+  const scored = results.map((result) => {
+    const passage = index.passages.get(result.id as number);
+    const video = passage && index.videos.get(passage.video);
+    if (!passage || !video) return { ...result, score: 0 };
+    const text = video.transcript.segments
+      .slice(passage.first, passage.last + 1)
+      .map((segment) => segment.text)
+      .join(' ');
+    const { terms } = termCounts(text);
+    const norm = BM25.k * (1 - BM25.b + (BM25.b * passage.words) / averageWords);
+    let score = 0;
+    for (const term of new Set(result.terms)) {
+      const tf = terms.get(term) ?? 0;
+      if (tf === 0) continue;
+      score += (exact.has(term) ? 1 : PREFIX_WEIGHT) * idfOf(term) * (BM25.delta + (tf * (BM25.k + 1)) / (tf + norm));
+    }
+    return { ...result, score };
+  });
+  return scored.sort((a, b) => b.score - a.score);
 }
 
 /**

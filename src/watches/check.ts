@@ -21,11 +21,11 @@ import type { ChatModel } from '../ai/chat.js';
 import { GleanerError, toGleanerError, type ErrorCode } from '../errors.js';
 import { sourceFor } from '../sources/registry.js';
 import { CAPTION_CREDITS, transcriptCredits } from '../media/credits.js';
-import { deliverWebhook } from '../jobs/webhook.js';
 import type { Lease } from '../jobs/record.js';
 import { listSource } from './listing.js';
+import type { WatchDeliveries } from './deliveries.js';
 import type { FeedItem } from './feed.js';
-import { MAX_ITEM_FAILURES, type ItemRecord, type WatchEvent, type WatchRecord } from './record.js';
+import { MAX_ITEM_FAILURES, wasSeen, type ItemRecord, type WatchEvent, type WatchRecord } from './record.js';
 import type { WatchStore } from './watches.js';
 
 export interface CheckDeps {
@@ -61,6 +61,7 @@ export class WatchCheck {
     private watch: WatchRecord,
     private readonly lease: () => Lease,
     private readonly signal: AbortSignal,
+    private readonly deliveries: WatchDeliveries,
   ) {
     this.owner = lease().owner;
   }
@@ -96,7 +97,7 @@ export class WatchCheck {
     }
 
     const seen = new Set(this.watch.seen);
-    const fresh = items.filter((item) => !seen.has(item.id)).reverse().slice(0, this.watch.itemsPerCheck);
+    const fresh = items.filter((item) => !wasSeen(seen, item.id)).reverse().slice(0, this.watch.itemsPerCheck);
     for (const item of fresh) {
       const outcome = await this.handle(item);
       if (outcome) return this.halt(outcome.code, outcome.message);
@@ -195,9 +196,9 @@ export class WatchCheck {
     await watches.indexEvent(this.watch.id, item);
   }
 
-  /** Settles a recorded item's charge and delivers its webhook, then marks it done. */
+  /** Settles a recorded item's charge and hands its webhook to the deliveries (which mark it done), or marks it done. */
   private async finish(itemId: string, credits?: number): Promise<void> {
-    const { watches, accounts, log } = this.deps;
+    const { watches, accounts } = this.deps;
     let item = await watches.item(this.watch.id, itemId);
     if (!item || item.state === 'transcribing' || !item.event) return;
     if (item.state === 'recorded') {
@@ -209,34 +210,10 @@ export class WatchCheck {
         item = { ...item, reservation: null };
         await watches.saveItem(this.watch.id, item);
       }
+      // The webhook is delivered apart (deliveries.ts), holding no check slot; the delivery finishes the item.
       if (item.webhook?.state === 'pending' && this.watch.webhookUrl) {
-        const webhook = item.webhook;
-        const event = item.event!;
-        let current = item;
-        const delivered = await deliverWebhook({
-          http: this.deps.http,
-          secret: await this.deps.secret(),
-          url: this.watch.webhookUrl,
-          log,
-          id: webhook.deliveryId,
-          attemptsMade: webhook.attempts,
-          baseDelayMs: this.deps.webhookDelayMs,
-          event: event.type,
-          payload: event,
-          signal: this.signal,
-          // Each attempt is counted before it is made, and only while this process still holds the watch.
-          beforeAttempt: async (attempt) => {
-            if (!(await this.deps.watches.renew(this.watch.id, this.lease()))) return false;
-            current = { ...current, webhook: { ...webhook, attempts: attempt + 1 } };
-            await watches.saveItem(this.watch.id, current);
-            return true;
-          },
-        });
-        // Stopped by a closing process: the delivery stays pending for whoever resumes the check.
-        if (!delivered && this.signal.aborted) throw new CheckLost(`watch ${this.watch.id} was left by a closing process`);
-        if (!(await this.deps.watches.renew(this.watch.id, this.lease())) && !delivered) throw new CheckLost(`watch ${this.watch.id} is no longer held by this process`);
-        item = { ...current, webhook: { ...current.webhook!, state: delivered ? 'delivered' : 'abandoned' } };
-        log.info({ watchId: this.watch.id, eventId: event.eventId, type: event.type, item: event.item?.id, delivered }, 'watch event delivered');
+        this.deliveries.enqueue({ watchId: this.watch.id, ownerId: this.watch.ownerId, itemId, listed: itemId !== BASELINE && itemId !== STOPPED });
+        return;
       }
       item = { ...item, state: 'done' };
       await watches.saveItem(this.watch.id, item);

@@ -3,6 +3,7 @@
  * them. A podcast entry's enclosure (the audio) wins over its link (the episode page).
  * Read with cheerio in XML mode; the feed is fetched through the guarded client like any caller URL.
  */
+import { createHash } from 'node:crypto';
 import * as cheerio from 'cheerio';
 import { GleanerError } from '../errors.js';
 import type { HttpClient } from '../net/http.js';
@@ -14,11 +15,19 @@ export interface FeedItem {
 
 /** Largest feed read (a big podcast feed with years of episodes is a few MB). */
 const FEED_MAX_BYTES = 10 * 1024 * 1024;
+/**
+ * An entry id longer than this is kept as its digest (ids are compared, never shown as such), and a link
+ * longer than MAX_URL_LENGTH is skipped: a feed decides their size, and they travel in the watch's records.
+ */
+export const MAX_ITEM_ID_LENGTH = 512;
+const MAX_URL_LENGTH = 8_192;
+
+const boundedId = (id: string) => (id.length <= MAX_ITEM_ID_LENGTH ? id : `sha256:${createHash('sha256').update(id).digest('hex')}`);
 
 export function parseFeed(xml: string, feedUrl: string): FeedItem[] {
   const $ = cheerio.load(xml, { xml: true });
   const absolute = (href: string | undefined) => {
-    if (!href?.trim()) return undefined;
+    if (!href?.trim() || href.length > MAX_URL_LENGTH) return undefined;
     try {
       const url = new URL(href.trim(), feedUrl);
       return url.protocol === 'http:' || url.protocol === 'https:' ? url.toString() : undefined;
@@ -32,7 +41,7 @@ export function parseFeed(xml: string, feedUrl: string): FeedItem[] {
       const entry = $(element);
       const url = absolute(entry.children('enclosure').attr('url')) ?? absolute(entry.children('link').first().text()) ?? absolute(entry.attr('rdf:about'));
       if (!url) return;
-      items.push({ id: entry.children('guid').first().text().trim() || url, url });
+      items.push({ id: boundedId(entry.children('guid').first().text().trim() || url), url });
     });
   }
   $('entry').each((_, element) => {
@@ -41,7 +50,7 @@ export function parseFeed(xml: string, feedUrl: string): FeedItem[] {
     const pick = (rel: string) => links.filter((_, link) => ($(link).attr('rel') ?? 'alternate') === rel).first().attr('href');
     const url = absolute(pick('enclosure')) ?? absolute(pick('alternate')) ?? absolute(links.first().attr('href'));
     if (!url) return;
-    items.push({ id: entry.children('id').first().text().trim() || url, url });
+    items.push({ id: boundedId(entry.children('id').first().text().trim() || url), url });
   });
   if (items.length === 0 && $('rss, feed, rdf\\:RDF').length === 0) {
     throw new GleanerError('UNSUPPORTED_CONTENT', `${feedUrl} is not an RSS or Atom feed.`);

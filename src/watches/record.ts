@@ -35,7 +35,11 @@ export interface WatchRecord {
   checks: number;
   /** The process checking it now (one at a time, across every process sharing the store). */
   lease: Lease | null;
-  /** Item ids already seen (the baseline and every item handled since), newest last, capped. */
+  /**
+   * Digests (seenDigest) of the item ids already seen (the baseline and every item handled since), newest
+   * last, capped: a fixed size each, so the record stays small whatever a feed puts in its guids.
+   * Records written before digests hold the ids themselves; both are recognised.
+   */
   seen: string[];
   /** Event numbers handed out so far (the last event's number). */
   eventCount: number;
@@ -71,7 +75,8 @@ export interface ItemRecord {
   /** Transcript attempts that failed on a passing upstream error. */
   failures: number;
   event: WatchEvent | null;
-  webhook: { deliveryId: string; attempts: number; state: 'pending' | 'delivered' | 'abandoned' } | null;
+  /** `holder`: the process delivering it now (deliveries.ts), so two never attempt it at once. */
+  webhook: { deliveryId: string; attempts: number; state: 'pending' | 'delivered' | 'abandoned'; holder?: Lease | null } | null;
 }
 
 export const watchKey = (id: string) => `watch:${id}`;
@@ -85,6 +90,10 @@ export const eventIndexKey = (watchId: string, seq: number) => `watch:${watchId}
 export const EVENT_TTL_MS = 30 * 24 * 3600 * 1000;
 /** Seen item ids kept per watch (far more than one listing holds, so a listing never looks new again). */
 export const SEEN_CAP = 2_000;
+/** A seen id as kept: 128 bits of its SHA-256, so 2,000 of them are about 50 KB whatever the ids' size. */
+export const seenDigest = (itemId: string) => `#${createHash('sha256').update(itemId).digest('base64url').slice(0, 22)}`;
+/** True when `itemId` is among `seen` (as a digest, or as itself in a record from before digests). */
+export const wasSeen = (seen: ReadonlySet<string>, itemId: string) => seen.has(seenDigest(itemId)) || seen.has(itemId);
 /** Items listed per check: the window new items are looked for in. */
 export const LISTING_WINDOW = 50;
 /** A transcript that keeps failing on passing upstream errors is given up after this many checks. */

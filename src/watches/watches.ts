@@ -13,6 +13,7 @@ import {
   itemKey,
   ownerWatchesKey,
   SEEN_CAP,
+  seenDigest,
   watchKey,
   type ItemRecord,
   type WatchEvent,
@@ -124,8 +125,8 @@ export class WatchStore {
   /** Takes the check of a due watch if nobody holds it: the record when this process now holds it. */
   async claim(id: string, lease: Lease, now = Date.now()): Promise<WatchRecord | undefined> {
     return this.store.update<WatchRecord, WatchRecord | undefined>(watchKey(id), (watch) => {
-      // A stopped watch is taken only to deliver what its stopping check left pending.
-      const wanted = watch && (watch.status === 'active' ? watch.nextCheckAt <= now : watch.pending.length > 0);
+      // A stopped watch is taken only to deliver what its stopping check left pending (an interval apart, as checks).
+      const wanted = watch && watch.nextCheckAt <= now && (watch.status === 'active' || watch.pending.length > 0);
       if (!watch || !wanted || leaseLive(watch.lease, now)) return { value: watch, result: undefined };
       const held = { ...watch, lease };
       return { value: held, result: held };
@@ -168,8 +169,39 @@ export class WatchStore {
     await this.store.update<WatchRecord, void>(watchKey(id), (watch) => {
       if (!watch || watch.lease?.owner !== owner) return { value: watch, result: undefined };
       const next = { ...watch, pending: watch.pending.filter((x) => x !== itemId) };
-      if (seen && !watch.seen.includes(itemId)) next.seen = [...watch.seen, itemId].slice(-SEEN_CAP);
+      const digest = seenDigest(itemId);
+      if (seen && !watch.seen.includes(digest)) next.seen = [...watch.seen, digest].slice(-SEEN_CAP);
       return { value: next, result: undefined };
+    });
+  }
+
+  /**
+   * A delivered (or given up) webhook's item is finished, whoever holds the check: no longer pending, and
+   * (a listed item) seen. Needs no lease: it only takes the item out of what a check still has to do.
+   */
+  async settleDelivered(id: string, itemId: string, seen: boolean): Promise<void> {
+    await this.store.update<WatchRecord, void>(watchKey(id), (watch) => {
+      if (!watch) return { value: watch, result: undefined };
+      const next = { ...watch, pending: watch.pending.filter((x) => x !== itemId) };
+      const digest = seenDigest(itemId);
+      if (seen && !watch.seen.includes(digest)) next.seen = [...watch.seen, digest].slice(-SEEN_CAP);
+      return { value: next, result: undefined };
+    });
+  }
+
+  /**
+   * Takes (or keeps) the delivery of an item's webhook for `holder` and counts attempt `attempt`: the item
+   * record when this process may make it; undefined when the watch is gone, the delivery ended, or another
+   * live process holds it.
+   */
+  async holdDelivery(watchId: string, itemId: string, holder: Lease, attempt: number): Promise<ItemRecord | undefined> {
+    if (!(await this.record(watchId))) return undefined;
+    return this.store.update<ItemRecord, ItemRecord | undefined>(itemKey(watchId, itemId), (item) => {
+      const webhook = item?.webhook;
+      if (!item || !webhook || webhook.state !== 'pending') return { value: item, result: undefined };
+      if (leaseLive(webhook.holder) && webhook.holder.owner !== holder.owner) return { value: item, result: undefined };
+      const held: ItemRecord = { ...item, webhook: { ...webhook, holder, attempts: Math.max(webhook.attempts, attempt + 1) } };
+      return { value: held, result: held };
     });
   }
 
@@ -177,7 +209,7 @@ export class WatchStore {
   async setBaseline(id: string, owner: string, ids: string[]): Promise<void> {
     await this.store.update<WatchRecord, void>(watchKey(id), (watch) => {
       if (!watch || watch.lease?.owner !== owner) return { value: watch, result: undefined };
-      return { value: { ...watch, baselined: true, seen: [...new Set([...watch.seen, ...ids.slice().reverse()])].slice(-SEEN_CAP) }, result: undefined };
+      return { value: { ...watch, baselined: true, seen: [...new Set([...watch.seen, ...ids.slice().reverse().map(seenDigest)])].slice(-SEEN_CAP) }, result: undefined };
     });
   }
 

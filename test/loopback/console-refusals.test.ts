@@ -181,3 +181,32 @@ describe('console refusals', () => {
     expect(plain.headers.getSetCookie()[0]).not.toContain('Secure');
   });
 });
+
+describe('key guessing at the console sign-in (issue 39)', () => {
+  /** A sign-in post as if from `address` (the test's loopback peer is a proxy on this machine that says whom it forwards). */
+  async function attemptFrom(address: string, key: string): Promise<Response> {
+    const blank = await fetch(`${server.baseUrl}/console/sign-in`);
+    const formCookie = blank.headers.getSetCookie()[0].split(';')[0];
+    const token = /name="csrf" value="([^"]+)"/.exec(await blank.text())![1];
+    return fetch(`${server.baseUrl}/console/sign-in`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: formCookie, origin: server.baseUrl, 'content-type': form, 'x-forwarded-for': address },
+      body: new URLSearchParams({ csrf: token, key }),
+    });
+  }
+
+  it('ten wrong keys from one address, then that address is refused with 429 (even its right key) while another signs in', async () => {
+    const { apiKey } = await server.app.services.accounts.create({ plan: 'Pro', name: 'guessed' });
+    for (let i = 0; i < 10; i++) expect((await attemptFrom('203.0.113.7', `gl_guess-${i}-${'0'.repeat(30)}`)).status).toBe(401);
+    const refused = await attemptFrom('203.0.113.7', apiKey);
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await refused.text()).toMatch(/Too many attempts with a key that is not valid from this address/);
+    // Another address (and another host of the same IPv6 /64 is the same address).
+    expect((await attemptFrom('198.51.100.9', apiKey)).status).toBe(303);
+    for (let i = 0; i < 10; i++) await attemptFrom(`2001:db8:1:2::${i + 1}`, 'gl_wrong');
+    expect((await attemptFrom('2001:db8:1:2:ffff::1', apiKey)).status).toBe(429);
+    expect((await attemptFrom('2001:db8:1:3::1', apiKey)).status).toBe(303);
+  });
+});

@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import * as oauth from 'oauth4webapi';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { openSignInPage, postSignIn, signInWithForm } from '../support/oauth.js';
@@ -152,7 +152,7 @@ describe('sign-in, tokens and the calls they make', () => {
 
     // The tokens act as the key: its account, and the console's list of approved clients names this client.
     const account = await server.app.services.accounts.authenticate(apiKey);
-    expect(await server.app.oauth.tokens.authenticate(tokens.access_token)).toMatchObject({ id: account.id });
+    expect(await server.app.oauth.tokens.authenticate(tokens.access_token, `${server.baseUrl}/mcp`)).toMatchObject({ id: account.id });
     expect(await server.app.oauth.grants.list(account.id)).toEqual([expect.objectContaining({ clientId: client.client_id, clientName: 'Test Assistant' })]);
 
     // Rotation: the new refresh token works; the old one, presented again, revokes the whole family.
@@ -248,15 +248,18 @@ describe('refused', () => {
     }
   });
 
-  it('no PKCE, or PKCE without S256, is sent back as invalid_request', async () => {
+  it('no PKCE, or PKCE without S256, is refused on this server’s page as invalid_request (never redirected)', async () => {
     const client = await registerPublicClient();
-    const plain = await fetch(authorizationUrl(client, 'a'.repeat(43), { code_challenge_method: 'plain' }), { redirect: 'manual' });
-    expect(plain.status).toBe(303);
-    expect(new URL(plain.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+    const plain = await openSignInPage(authorizationUrl(client, 'a'.repeat(43), { code_challenge_method: 'plain' }));
+    expect(plain.status).toBe(400);
+    expect(plain.headers.get('location')).toBeNull();
+    expect(plain.html).toContain('invalid_request');
     const url = new URL(authorizationUrl(client, 'a'.repeat(43)));
     url.searchParams.delete('code_challenge');
-    const none = await fetch(url, { redirect: 'manual' });
-    expect(new URL(none.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+    const none = await openSignInPage(url.toString());
+    expect(none.status).toBe(400);
+    expect(none.headers.get('location')).toBeNull();
+    expect(none.html).toContain('invalid_request');
   });
 
   it('a missing or wrong PKCE verifier', async () => {
@@ -367,7 +370,126 @@ describe('refused', () => {
 
   it('a token for another resource is refused (RFC 8707)', async () => {
     const client = await registerPublicClient();
-    const response = await fetch(authorizationUrl(client, 'a'.repeat(43), { resource: 'https://other.test/mcp' }), { redirect: 'manual' });
-    expect(new URL(response.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
+    const page = await openSignInPage(authorizationUrl(client, 'a'.repeat(43), { resource: 'https://other.test/mcp' }));
+    expect(page.status).toBe(400);
+    expect(page.headers.get('location')).toBeNull();
+    expect(page.html).toContain('invalid_target');
+  });
+});
+
+describe('the security review of issue 39: its Low OAuth findings', () => {
+  it('a malformed %-escape in Authorization: Basic is invalid_client (401), at the token and the revocation endpoints', async () => {
+    const registered = await oauth.processDynamicClientRegistrationResponse(
+      await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [REDIRECT], client_name: 'Server App' }, insecure),
+    );
+    for (const credentials of [`${registered.client_id}:%E0%A4%A`, `%zz:secret`, `${registered.client_id}:%`]) {
+      for (const [endpoint, body] of [
+        [as.token_endpoint!, { grant_type: 'refresh_token', refresh_token: 'glrt_x' }],
+        [as.revocation_endpoint!, { token: 'glat_x' }],
+      ] as const) {
+        const response = await fetch(endpoint, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(credentials).toString('base64')}` },
+          body: new URLSearchParams(body),
+        });
+        expect({ endpoint, credentials, ...(await tokenError(response)) }).toEqual({ endpoint, credentials, status: 401, error: 'invalid_client' });
+      }
+    }
+  });
+
+  it('a refusal before approval is never sent to a registered redirect URI (no open redirector through open registration)', async () => {
+    // Anyone may register any https redirect URI: an error sent there would make this server an open redirector.
+    const client = await registerPublicClient(['https://phishing.test/landing']);
+    const refusals: Array<Record<string, string>> = [{ response_type: 'x' }, { code_challenge_method: 'plain' }, { code_challenge: 'short' }, { resource: 'https://elsewhere.test/mcp' }, { state: 's'.repeat(2_001) }];
+    for (const extra of refusals) {
+      const page = await openSignInPage(authorizationUrl(client, 'a'.repeat(43), { redirect_uri: 'https://phishing.test/landing', ...extra }));
+      expect({ extra, status: page.status, location: page.headers.get('location') }).toEqual({ extra, status: 400, location: null });
+    }
+  });
+
+  it('the metadata-document refusal tells a keyless caller nothing of how names resolve here', async () => {
+    for (const clientId of ['https://127.0.0.1:1/client.json', 'https://localhost:1/client.json', 'https://no-such-name.invalid/client.json']) {
+      const page = await openSignInPage(authorizationUrl({ client_id: clientId }, 'x'.repeat(43)));
+      expect(page.status).toBe(400);
+      expect(page.html).toMatch(/could not be fetched, or its address is not allowed/);
+      expect(page.html).not.toMatch(/loopback|127\.0\.0\.1, |private|ENOTFOUND|EAI_AGAIN|resolve/i);
+    }
+  });
+
+  it('an access token issued for one resource URL is refused at another host name of the same server', async () => {
+    const { tokens } = await tokensFor(await server.createKey('Pro'));
+    expect((await mcpStatus(tokens.access_token)).status).toBe(200);
+    const otherName = server.baseUrl.replace('127.0.0.1', 'localhost');
+    const response = await fetch(`${otherName}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${tokens.access_token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    });
+    await response.text();
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+});
+
+describe('the security review of issue 39: unauthenticated writes bounded per address', () => {
+  let fresh: TestServer;
+  beforeAll(async () => {
+    fresh = await startTestServer();
+  });
+  afterAll(async () => {
+    await fresh?.close();
+  });
+
+  const registerFrom = (address: string, body: unknown = { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }) =>
+    fetch(`${fresh.baseUrl}/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': address }, body: JSON.stringify(body) });
+
+  it('registration: 20 from one address, then 429 with Retry-After; another address still registers; expired rows are swept', async () => {
+    // SQLite keeps expired rows until deleted (Redis drops them itself): writing one sweeps the expired oauth: rows.
+    const sweeps = vi.spyOn(fresh.app.services.store, 'sweepExpired');
+    for (let i = 0; i < 20; i++) expect((await registerFrom('203.0.113.20')).status).toBe(201);
+    expect(sweeps).toHaveBeenCalledWith('oauth:');
+    sweeps.mockRestore();
+    const refused = await registerFrom('203.0.113.20');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect((await registerFrom('203.0.113.21')).status).toBe(201);
+  });
+
+  it('a registration is bounded in size: redirect URIs together at most 4,000 characters, the body at most 16 KB', async () => {
+    const long = Array.from({ length: 3 }, (_, i) => `https://app.test/${i}/${'p'.repeat(1_900)}`);
+    const tooLong = await registerFrom('203.0.113.30', { redirect_uris: long, token_endpoint_auth_method: 'none' });
+    expect(tooLong.status).toBe(400);
+    expect(((await tooLong.json()) as { error: string }).error).toBe('invalid_redirect_uri');
+    const big = await registerFrom('203.0.113.30', { redirect_uris: [REDIRECT], client_uri: 'https://app.test/', padding: 'x'.repeat(20_000) });
+    expect(big.status).toBe(400);
+    expect(((await big.json()) as { error: string }).error).toBe('invalid_client_metadata');
+  });
+
+  it('sign-in pages: 30 opened from one address, then a 429 page; another address still gets its page', async () => {
+    const client = (await (await registerFrom('203.0.113.40')).json()) as oauth.Client;
+    const url = new URL(`${fresh.baseUrl}/oauth/authorize`);
+    url.search = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' }).toString();
+    const open = (address: string) => fetch(url, { redirect: 'manual', headers: { 'x-forwarded-for': address } });
+    for (let i = 0; i < 30; i++) expect((await open('203.0.113.41')).status).toBe(200);
+    const refused = await open('203.0.113.41');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await refused.text()).toContain('Too many sign-in pages');
+    expect((await open('203.0.113.42')).status).toBe(200);
+  });
+
+  it('key guessing on the sign-in form: ten wrong keys from one address, then 429 (even for the right key)', async () => {
+    const apiKey = await fresh.createKey('Pro');
+    const client = (await (await registerFrom('203.0.113.50')).json()) as oauth.Client;
+    const url = new URL(`${fresh.baseUrl}/oauth/authorize`);
+    url.search = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' }).toString();
+    const page = await openSignInPage(url.toString());
+    const from = (address: string, key: string) => postSignIn(fresh.baseUrl, page, key, { headers: { 'x-forwarded-for': address } });
+    for (let i = 0; i < 10; i++) expect((await from('203.0.113.51', `gl_guess_${i}`)).status).toBe(401);
+    const refused = await from('203.0.113.51', apiKey);
+    expect(refused.status).toBe(429);
+    expect(refused.html).toContain('Too many attempts with a key that is not valid');
+    expect((await from('203.0.113.52', apiKey)).status).toBe(303);
   });
 });

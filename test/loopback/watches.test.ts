@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from '../support/server.js';
 import { connectMcp, errorEnvelope } from '../support/mcp.js';
 import { startYoutubeReplay, type YoutubeReplay } from '../support/youtube-replay.js';
 import { growingChannel, startWebhookReceiver, WATCHED_CHANNEL, type GrowingChannel, type WebhookReceiver } from '../support/watch-fixtures.js';
-import { itemKey, watchKey, type ItemRecord, type WatchRecord } from '../../src/watches/record.js';
+import { itemKey, seenDigest, watchKey, type ItemRecord, type WatchRecord } from '../../src/watches/record.js';
 
 const SECRET = 'watch-test-secret-0123456789';
 let replay: YoutubeReplay;
@@ -55,6 +55,19 @@ function checks(on: TestServer, watchId: string, count: number): Promise<void> {
       resolve();
     };
     on.app.watchScheduler.events.on('checked', listener);
+  });
+}
+
+/** Resolves after `count` more webhook deliveries of `watchId` ended on `on` (delivered or given up). */
+function deliveries(on: TestServer, watchId: string, count: number): Promise<void> {
+  return new Promise((resolve) => {
+    let left = count;
+    const listener = (id: string) => {
+      if (id !== watchId || --left > 0) return;
+      on.app.watchScheduler.events.off('delivered', listener);
+      resolve();
+    };
+    on.app.watchScheduler.events.on('delivered', listener);
   });
 }
 
@@ -263,6 +276,7 @@ describe('a check left half-done by a process that died', () => {
     // What a holder killed after recording an upload leaves: the event recorded, its webhook pending, the lease expired.
     const event = { eventId: `wev_${watchId.slice(4)}_1`, seq: 1, type: 'watch.upload', watchId, createdAt: new Date().toISOString(), item: { id: 'feedvid0001', url: 'https://www.youtube.com/watch?v=feedvid0001' }, transcript: { content: 'x' }, creditsUsed: 1 };
     const item: ItemRecord = { itemId: 'feedvid0001', url: event.item.url, state: 'recorded', reservation: null, failures: 0, event: event as ItemRecord['event'], webhook: { deliveryId: `dlv_${event.eventId}`, attempts: 1, state: 'pending' } };
+    const ended = deliveries(server, watchId, 1);
     await store.set(itemKey(watchId, 'feedvid0001'), item);
     await store.set(`watch:${watchId}:event:1`, itemKey(watchId, 'feedvid0001'));
     await store.update<WatchRecord, void>(watchKey(watchId), (watch) => ({
@@ -271,11 +285,97 @@ describe('a check left half-done by a process that died', () => {
     }));
     const arrived = await receiver.waitFor((d) => d.path === '/resume' && d.body.type === 'watch.upload');
     expect(arrived.delivery).toBe(`dlv_${event.eventId}`);
-    await checks(server, watchId, 1);
+    await ended;
     expect(receiver.received.filter((d) => d.path === '/resume' && d.body.type === 'watch.upload')).toHaveLength(1);
     const watch = (await store.get<WatchRecord>(watchKey(watchId)))!;
     expect(watch).toMatchObject({ pending: [], ownerId: me });
-    expect(watch.seen).toContain('feedvid0001');
+    expect(watch.seen).toContain(seenDigest('feedvid0001'));
     expect((await store.get<ItemRecord>(itemKey(watchId, 'feedvid0001')))!.webhook).toMatchObject({ state: 'delivered', attempts: 2 });
+  }, 60_000);
+});
+
+describe('a feed whose entries carry huge guids (issue 39: watch records bounded in bytes)', () => {
+  it('keeps the watch record small (seen ids as fixed-size digests) and still delivers each new entry once', async () => {
+    const ids = Array.from({ length: 32 }, (_, i) => `hugevid${String(i).padStart(4, '0')}`);
+    for (const id of ids) replay.alias(id, 'GJLlxj_dtq8');
+    // 200 KB a guid, as in the review: 30 of them were 6 MB of seen ids in one record.
+    const guid = (id: string) => `${id}:${'g'.repeat(200 * 1024)}`;
+    let entries = 30;
+    const feed = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/rss+xml' });
+      res.end(`<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>${ids
+        .slice(0, entries)
+        .reverse()
+        .map((id) => `<item><title>${id}</title><guid isPermaLink="false">${guid(id)}</guid><link>https://www.youtube.com/watch?v=${id}</link></item>`)
+        .join('')}</channel></rss>`);
+    });
+    await new Promise<void>((resolve) => feed.listen(0, '127.0.0.1', resolve));
+    try {
+      const key = await server.createKey('Pro', { credits: 20 });
+      const feedUrl = `http://127.0.0.1:${(feed.address() as AddressInfo).port}/huge.xml`;
+      const created = await server.request('POST', '/v1/watches', { apiKey: key, body: { feed: feedUrl, webhookUrl: receiver.url('/huge'), intervalSeconds: 1 } });
+      expect(created.status).toBe(201);
+      const watchId = created.body.watchId as string;
+      await receiver.waitFor((d) => d.path === '/huge' && d.body.type === 'watch.baseline');
+      entries = 32;
+      const uploads = await Promise.all(ids.slice(30).map((id) => receiver.waitFor((d) => d.path === '/huge' && d.body.item?.url.endsWith(id))));
+      expect(uploads.map((u) => u.body.type)).toEqual(['watch.upload', 'watch.upload']);
+      await checks(server, watchId, 3);
+      expect(receiver.received.filter((d) => d.path === '/huge' && d.body.type === 'watch.upload')).toHaveLength(2);
+      expect(await credits(key)).toBe(18);
+      const record = (await server.app.services.store.get<WatchRecord>(watchKey(watchId)))!;
+      expect(record.seen).toHaveLength(32);
+      // 32 entries of 200 KB ids: a few KB, not 6.4 MB.
+      expect(JSON.stringify(record).length).toBeLessThan(16 * 1024);
+      expect((await server.request('DELETE', `/v1/watches/${watchId}`, { apiKey: key })).status).toBe(200);
+    } finally {
+      await new Promise<void>((resolve) => feed.close(() => resolve()));
+    }
+  }, 120_000);
+});
+
+describe('two keys whose webhooks never answer (issue 39: fair watch slots)', () => {
+  it('do not starve another key’s watch: its baseline and uploads are delivered while their deliveries hang', async () => {
+    // A receiver that reads each delivery and never answers (each attempt waits for its 15 s timeout).
+    const hung = http.createServer(() => undefined);
+    let hanging = 0;
+    hung.on('request', () => void hanging++);
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    const hungUrl = `http://127.0.0.1:${(hung.address() as AddressInfo).port}/never`;
+    const ids = ['fairvid0001', 'fairvid0002', 'fairvid0003'];
+    for (const id of ids) replay.alias(id, 'GJLlxj_dtq8');
+    let entries = 1;
+    const feed = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/atom+xml' });
+      res.end(`<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>${ids
+        .slice(0, entries)
+        .reverse()
+        .map((id) => `<entry><id>yt:video:${id}</id><link rel="alternate" href="https://www.youtube.com/watch?v=${id}"/></entry>`)
+        .join('')}</feed>`);
+    });
+    await new Promise<void>((resolve) => feed.listen(0, '127.0.0.1', resolve));
+    const feedUrl = `http://127.0.0.1:${(feed.address() as AddressInfo).port}/fair.xml`;
+    try {
+      // The two Free keys' watches come first in the scheduler's list; each process checks two watches at a time.
+      for (const name of ['a', 'b']) {
+        const attacker = await server.createKey('Free');
+        const made = await server.request('POST', '/v1/watches', { apiKey: attacker, body: { feed: `${feedUrl}?${name}`, webhookUrl: hungUrl, intervalSeconds: 1 } });
+        expect(made.status).toBe(201);
+      }
+      const victim = await server.createKey('Pro', { credits: 10 });
+      const created = await server.request('POST', '/v1/watches', { apiKey: victim, body: { feed: feedUrl, webhookUrl: receiver.url('/victim'), intervalSeconds: 1 } });
+      expect(created.status).toBe(201);
+      await receiver.waitFor((d) => d.path === '/victim' && d.body.type === 'watch.baseline');
+      entries = 3;
+      const uploads = await Promise.all(ids.slice(1).map((id) => receiver.waitFor((d) => d.path === '/victim' && d.body.item?.id === `yt:video:${id}`)));
+      expect(uploads.map((u) => u.body.type)).toEqual(['watch.upload', 'watch.upload']);
+      // Meanwhile the two keys' deliveries were made and never answered.
+      expect(hanging).toBeGreaterThanOrEqual(2);
+      expect(await credits(victim)).toBe(8);
+    } finally {
+      hung.closeAllConnections();
+      await new Promise<void>((resolve) => hung.close(() => resolve()));
+      await new Promise<void>((resolve) => feed.close(() => resolve()));
+    }
   }, 60_000);
 });

@@ -63,8 +63,8 @@ describe.skipIf(!hasChromium())('OAuth sign-in of real MCP clients against glean
     await site?.close();
   });
 
-  async function serve(env: Record<string, string>): Promise<GleanerProcess> {
-    const proc = await startGleaner(['serve', '--port', '0'], env);
+  async function serve(env: Record<string, string>, port = 0): Promise<GleanerProcess> {
+    const proc = await startGleaner(['serve', '--port', String(port)], env);
     stops.push(() => proc.stop());
     return proc;
   }
@@ -152,9 +152,11 @@ describe.skipIf(!hasChromium())('OAuth sign-in of real MCP clients against glean
   it.skipIf(!hasRedis())('two serve processes on one Redis accept each other’s tokens, and a key revoked on one ends them on both', { timeout: 240_000 }, async () => {
     const redis = await startRedis();
     stops.push(() => redis.stop());
-    const env = { ...baseEnv(), GLEANER_STORE_URL: redis.url };
+    // One public URL for both, as behind a load balancer: a token is for that resource URL (issue 39), whichever process takes it.
+    const portA = await freePort();
+    const env = { ...baseEnv(), GLEANER_STORE_URL: redis.url, GLEANER_PUBLIC_URL: `http://127.0.0.1:${portA}` };
     const key = await createKeyWithCli(env, 'Pro', 50);
-    const a = await serve(env);
+    const a = await serve(env, portA);
     const b = await serve(env);
     const callback = await startCallbackServer();
     stops.push(() => callback.close());

@@ -92,3 +92,26 @@ describe('chapter ranges', () => {
     expect(refusal({ from: 'chapter 1' }, [])).toContain('no chapters');
   });
 });
+
+describe('transcript search scores (issue 39)', () => {
+  it('depend on the named videos only: another key indexing more transcripts moves neither a score nor the order', () => {
+    const index = new TranscriptIndex();
+    const filler = Array.from({ length: 30 }, (_, i) => `an ordinary sentence number ${i} about the weather`);
+    const mine = [...filler];
+    mine[3] = 'the solar panels on the roof';
+    mine[20] = 'solar power and solar panels, solar everywhere';
+    const other = [...filler];
+    other[10] = 'the panels were cheap';
+    index.add('mine', video('mmmmmmmmmmm', mine), Date.now() + 60_000);
+    index.add('mine2', video('nnnnnnnnnnn', other), Date.now() + 60_000);
+    const named = new Set(['mine', 'mine2']);
+    const ranked = () => index.query(parseQuery('solar panel* weather'), named, 10).map((hit) => [hit.transcript.videoId, hit.line, hit.score]);
+    const before = ranked();
+    expect(before.length).toBeGreaterThan(1);
+    // Another key's transcripts, full of the same words, join the process's index.
+    for (let i = 0; i < 40; i++) {
+      index.add(`theirs-${i}`, video(`t${String(i).padStart(10, '0')}`, Array.from({ length: 30 }, (_, j) => (j % 3 === 0 ? 'solar solar panels weather' : `other words ${j}`))), Date.now() + 60_000);
+    }
+    expect(ranked()).toEqual(before);
+  });
+});

@@ -23,6 +23,7 @@ import { keysBody, type KeyRow } from './pages-keys.js';
 import { signInBody } from './pages-sign-in.js';
 import type { OAuthClientsSource } from './oauth-slot.js';
 import { oauthClientsBody } from './pages-oauth.js';
+import { clientAddress } from '../oauth/http.js';
 
 export interface ConsoleOptions {
   bodyDeadlineMs: number;
@@ -217,12 +218,22 @@ export function createConsoleHandler(app: App, options: ConsoleOptions): (req: I
     }
     const key = (form.get('key') ?? '').trim();
     if (!key) return signInPage(r, 400, { error: 'Paste an API key to sign in.' });
+    // Key guessing: an address that presented too many wrong keys is refused before the key is looked at.
+    const address = clientAddress(r.req);
+    const throttled = await app.oauth.throttle.refusal('key-failure', address, false);
+    if (throttled) {
+      r.res.setHeader('Retry-After', throttled.headers['Retry-After'] ?? '60');
+      return signInPage(r, 429, { error: throttled.message });
+    }
     let account;
     try {
       account = await accounts.authenticate(key);
     } catch (error) {
       // One message for an unknown and a revoked key: the page tells nothing more than "not valid".
-      if (toGleanerError(error).code === 'UNAUTHORIZED') return signInPage(r, 401, { error: 'That key is not valid: it is unknown or has been revoked. Check that you pasted all of it.' });
+      if (toGleanerError(error).code === 'UNAUTHORIZED') {
+        await app.oauth.throttle.refusal('key-failure', address, true);
+        return signInPage(r, 401, { error: 'That key is not valid: it is unknown or has been revoked. Check that you pasted all of it.' });
+      }
       throw error;
     }
     const { token, maxAgeSeconds } = await sessions.start(account);

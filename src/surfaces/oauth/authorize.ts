@@ -3,8 +3,9 @@
  * and shows the sign-in page; POST is that page's form: with a valid key and a matching CSRF token it
  * records the grant and sends the person back to the application with a one-use code.
  *
- * Until the redirect URI is known good, refusals are shown to the person (a page), never redirected
- * (OAuth 2.1 section 4.1.2.1). The authorization request waits in the store under a random id (so the
+ * Every refusal before the person approved is shown to the person (a page), never redirected: first
+ * because the redirect URI is not known good (OAuth 2.1 section 4.1.2.1), then because a registered one
+ * is anyone's to register (RFC 9700 section 4.11.2). Only the person's own answer goes back. The authorization request waits in the store under a random id (so the
  * form carries no parameter a page could change), with the hash of a CSRF secret that is also a
  * SameSite=Strict, HttpOnly cookie: a form posted from another site has neither.
  */
@@ -15,7 +16,7 @@ import { OAuthError } from '../../accounts/oauth-errors.js';
 import { CODE_CHALLENGE, OAuthTokens } from '../../accounts/oauth-tokens.js';
 import type { OAuthClient } from '../../accounts/oauth-clients.js';
 import { GleanerError } from '../../errors.js';
-import { readCookie, readForm } from './http.js';
+import { clientAddress, readCookie, readForm } from './http.js';
 import { sendProblemPage, sendSignInPage } from './sign-in-page.js';
 import { isOurResource, MCP_SCOPE, oauthUrls, type OAuthUrls } from './urls.js';
 
@@ -54,6 +55,11 @@ function csrfCookie(urls: OAuthUrls, value: string): string {
   return `${CSRF_COOKIE}=${value}; Path=/oauth; HttpOnly; SameSite=Strict; Max-Age=${PENDING_TTL_MS / 1000}${secure}`;
 }
 
+function tooMany(res: ServerResponse, refusal: GleanerError, title: string): void {
+  res.setHeader('Retry-After', refusal.headers['Retry-After'] ?? '60');
+  sendProblemPage(res, 429, title, refusal.message);
+}
+
 async function findClient(app: App, clientId: string | undefined): Promise<OAuthClient | OAuthError> {
   try {
     return await app.oauth.clients.find(clientId);
@@ -74,7 +80,9 @@ export async function showSignIn(app: App, req: IncomingMessage, res: ServerResp
   }
   const urls = oauthUrls(app.config, req);
   const state = one('state');
-  const refuse = (error: string, description: string) => redirectBack(res, requested, { error, error_description: description, state, iss: urls.issuer });
+  // Before a person approved, anyone may have registered the redirect URI (registration is open): a refusal
+  // sent there would make this server an open redirector (RFC 9700 section 4.11.2), so it is shown here.
+  const refuse = (error: string, description: string) => sendProblemPage(res, 400, 'Bad authorization request', `${description} (${error})`);
   if (one('response_type') !== 'code') return refuse('unsupported_response_type', 'response_type must be "code".');
   const challenge = one('code_challenge');
   if (!challenge) return refuse('invalid_request', 'code_challenge is missing: this server requires PKCE with S256.');
@@ -84,12 +92,17 @@ export async function showSignIn(app: App, req: IncomingMessage, res: ServerResp
   if (resource !== undefined && !isOurResource(urls, resource)) return refuse('invalid_target', `This server issues tokens for ${urls.resource} only.`);
   if (state !== undefined && state.length > 2_000) return refuse('invalid_request', 'state is longer than 2000 characters.');
 
+  // Each page opened writes a pending request: bounded per address, and the expired ones swept.
+  const throttled = await app.oauth.throttle.refusal('oauth-sign-in-page', clientAddress(req), true);
+  if (throttled) return tooMany(res, throttled, 'Too many sign-in pages');
+
   // One CSRF secret per browser, reused across its open sign-in pages.
   const existing = readCookie(req, CSRF_COOKIE);
   const csrf = existing && /^[A-Za-z0-9_-]{43}$/.test(existing) ? existing : randomBytes(32).toString('base64url');
   const requestId = randomBytes(24).toString('base64url');
   const pending: PendingRequest = { clientId: client.clientId, redirectUri: requested, codeChallenge: challenge, state, resource: urls.resource, csrfHash: sha256(csrf).toString('hex') };
   await app.services.store.set(pendingKey(requestId), pending, PENDING_TTL_MS);
+  await app.oauth.sweep.afterWrite();
   res.setHeader('Set-Cookie', csrfCookie(urls, csrf));
   sendSignInPage(res, { requestId, csrf, clientName: client.clientName, clientId: client.clientId, redirectUri: requested, redirectSource: redirectSource(requested) });
 }
@@ -131,11 +144,21 @@ export async function submitSignIn(app: App, req: IncomingMessage, res: ServerRe
   }
   const key = form.get('api_key')?.trim();
   if (!key) return sendSignInPage(res, { ...view, error: 'Paste your Gleaner API key (it starts with gl_).' }, 400);
+  // Key guessing: an address that presented too many wrong keys is refused before the key is looked at.
+  const address = clientAddress(req);
+  const throttled = await app.oauth.throttle.refusal('key-failure', address, false);
+  if (throttled) {
+    res.setHeader('Retry-After', throttled.headers['Retry-After'] ?? '60');
+    return sendSignInPage(res, { ...view, error: throttled.message }, 429);
+  }
   let account;
   try {
     account = await app.services.accounts.authenticate(key);
   } catch (error) {
-    if (error instanceof GleanerError && error.code === 'UNAUTHORIZED') return sendSignInPage(res, { ...view, error: 'This key is unknown or revoked.' }, 401);
+    if (error instanceof GleanerError && error.code === 'UNAUTHORIZED') {
+      await app.oauth.throttle.refusal('key-failure', address, true);
+      return sendSignInPage(res, { ...view, error: 'This key is unknown or revoked.' }, 401);
+    }
     throw error;
   }
   // The request is used once: a second post of the same form finds nothing.

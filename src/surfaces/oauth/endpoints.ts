@@ -5,10 +5,19 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../../app.js';
 import { OAuthError } from '../../accounts/oauth-errors.js';
-import type { OAuthClient, TokenAuthMethod } from '../../accounts/oauth-clients.js';
+import { REGISTRATION_MAX_BYTES, type OAuthClient, type TokenAuthMethod } from '../../accounts/oauth-clients.js';
 import { readJsonBody } from '../body.js';
-import { readForm, sendOAuthJson } from './http.js';
+import { clientAddress, readForm, sendOAuthJson } from './http.js';
 import { isOurResource, oauthUrls } from './urls.js';
+
+/** RFC 6749 section 2.3.1: Basic credentials are form-encoded first; a malformed escape is the client's error, not ours. */
+function formDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    throw new OAuthError('invalid_client', 'Malformed client authentication: the Authorization header holds a malformed %-escape.');
+  }
+}
 
 /** The client of a token or revocation request and how it authenticated (RFC 6749 section 2.3.1). */
 async function authenticatedClient(app: App, req: IncomingMessage, form: Map<string, string>): Promise<OAuthClient> {
@@ -21,10 +30,10 @@ async function authenticatedClient(app: App, req: IncomingMessage, form: Map<str
     const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0 || secret) throw new OAuthError('invalid_client', 'Malformed client authentication.');
-    const basicId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
+    const basicId = formDecoded(decoded.slice(0, colon));
     if (clientId && clientId !== basicId) throw new OAuthError('invalid_client', 'client_id differs from the one of the Authorization header.');
     clientId = basicId;
-    secret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '));
+    secret = formDecoded(decoded.slice(colon + 1));
     method = 'client_secret_basic';
   }
   const client = await app.oauth.clients.find(clientId);
@@ -50,9 +59,11 @@ export async function token(app: App, req: IncomingMessage, res: ServerResponse)
 }
 
 export async function register(app: App, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // Counted before the body is read: registration needs no key, so its cost is bounded per address.
+  await app.oauth.throttle.take('oauth-register', clientAddress(req));
   let body: unknown;
   try {
-    body = await readJsonBody(req, { maxBytes: 64 * 1024, deadlineMs: 30_000 });
+    body = await readJsonBody(req, { maxBytes: REGISTRATION_MAX_BYTES, deadlineMs: 30_000 });
   } catch (error) {
     throw new OAuthError('invalid_client_metadata', (error as Error).message);
   }

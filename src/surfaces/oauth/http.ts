@@ -58,3 +58,17 @@ export function allowAnyOrigin(res: ServerResponse): void {
   res.setHeader('Access-Control-Allow-Headers', 'Authorization, Content-Type, MCP-Protocol-Version');
   res.setHeader('Access-Control-Max-Age', '600');
 }
+
+const LOOPBACK_PEER = /^(?:127\.|::1$|::ffff:127\.)/;
+
+/**
+ * The address a request came from, for per-address bounds: the peer's, or, when the peer is a proxy on this
+ * machine (loopback) that says whom it forwards, the last address of X-Forwarded-For (the one that proxy
+ * added; addresses before it are the client's own claims).
+ */
+export function clientAddress(req: IncomingMessage): string | undefined {
+  const peer = req.socket.remoteAddress;
+  const forwarded = req.headers['x-forwarded-for'];
+  if (!peer || !LOOPBACK_PEER.test(peer) || typeof forwarded !== 'string') return peer;
+  return forwarded.split(',').pop()?.trim().slice(0, 64) || peer;
+}

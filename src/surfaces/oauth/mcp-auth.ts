@@ -22,7 +22,7 @@ export function mcpChallenge(app: App, req: IncomingMessage, presented: boolean)
 
 export async function authenticateMcp(app: App, req: IncomingMessage, credential: string | undefined): Promise<AccountRecord> {
   try {
-    if (credential && isAccessToken(credential)) return await app.oauth.tokens.authenticate(credential);
+    if (credential && isAccessToken(credential)) return await app.oauth.tokens.authenticate(credential, oauthUrls(app.config, req).resource);
     if (credential && app.oauth.external && looksLikeJwt(credential)) return await app.oauth.external.authenticate(credential);
     return await app.services.accounts.authenticate(credential);
   } catch (error) {
