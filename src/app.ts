@@ -97,7 +97,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     store.kind === 'redis' && config.GLEANER_STORE_URL
       ? new (await import('./jobs/dispatch-bullmq.js')).BullMqDispatcher(config.GLEANER_STORE_URL, { concurrency: config.GLEANER_JOB_CONCURRENCY, leaseMs }, log)
       : undefined;
-  const jobs = new Jobs(store, log, { concurrency: config.GLEANER_JOB_CONCURRENCY, leaseMs, dispatcher, work: options.jobWorker ?? true });
+  const resultBounds = { itemChars: config.GLEANER_JOB_RESULT_ITEM_CHARS, totalChars: config.GLEANER_JOB_RESULT_CHARS };
+  const jobs = new Jobs(store, log, { concurrency: config.GLEANER_JOB_CONCURRENCY, leaseMs, dispatcher, work: options.jobWorker ?? true, resultBounds });
   const http = new HttpClient({
     overrides: config.GLEANER_UPSTREAM_OVERRIDES,
     allowPrivate: config.GLEANER_ALLOW_PRIVATE_URLS,

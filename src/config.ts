@@ -112,6 +112,12 @@ const schema = z.object({
   GLEANER_ALLOWED_HOSTS: z.string().default('').transform((s) => s.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean)),
   /** How many jobs run at once in this process. */
   GLEANER_JOB_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /**
+   * How much of a job's result its record keeps: characters of one text (a page, a transcript) and of
+   * all long texts together; longer ones are cut with a marker (src/jobs/result-bounds.ts).
+   */
+  GLEANER_JOB_RESULT_ITEM_CHARS: z.coerce.number().int().min(10_000).max(50_000_000).default(1_000_000),
+  GLEANER_JOB_RESULT_CHARS: z.coerce.number().int().min(10_000).max(200_000_000).default(10_000_000),
   /** How long a process's hold on a job lasts without renewal; a job held longer by a dead process is taken over. */
   /**
    * How long every fetched transcript is kept in the store for transcript_search (and watches), so it is

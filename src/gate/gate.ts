@@ -1,6 +1,6 @@
 /**
  * The gate: the one path every call takes, whichever surface it came from.
- * key -> plan -> input -> rate -> credits -> run -> charge -> headers.
+ * key -> plan -> rate -> input -> credits -> run -> charge -> headers.
  */
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
@@ -135,11 +135,13 @@ export class Gate {
       );
     }
 
+    // The rate is taken before the input is parsed: parsing compiles a caller's JSON Schema, and a
+    // refused call is a request too (429 when over), so refusals cannot be sent faster than calls.
+    const rate = await this.rate.take(account.id, account.plan);
     const input = this.parseInput(operation, rawInput);
     const signal = options.signal ?? new AbortController().signal;
     await operation.check?.(input, { account, services: this.services, sampling: options.sampling, signal });
 
-    const rate = await this.rate.take(account.id, account.plan);
     const held = new HeldCredits(this.services.accounts, account.id);
     try {
       await held.add(await this.affordable(operation, input, account));

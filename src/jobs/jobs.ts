@@ -14,7 +14,10 @@ import type { Store } from '../store/store.js';
 import type { Logger } from '../log.js';
 import { GleanerError, toGleanerError } from '../errors.js';
 import { deadline as within } from '../deadline.js';
-import { isFinal, leaseLive, type JobProgress, type JobRecord, type JobStatus } from './record.js';
+import { abandonedRecord, endedRecord, isFinal, leaseLive, type JobOutcome, type JobProgress, type JobRecord } from './record.js';
+import { JobRecords, type RecordChange } from './job-records.js';
+import { boundResult, type ResultBounds } from './result-bounds.js';
+import { ProgressWriter } from './progress-writer.js';
 import { LocalDispatcher, type Dispatcher } from './dispatch.js';
 
 export { publicJob, isFinal, type JobProgress, type JobRecord, type JobStatus, type Lease, type WebhookState } from './record.js';
@@ -47,6 +50,8 @@ export interface JobsOptions {
   dispatcher?: Dispatcher;
   /** False: this process enqueues but never works jobs (`serve --no-worker`). */
   work?: boolean;
+  /** How much of a result a job's record keeps (see result-bounds.ts). */
+  resultBounds: ResultBounds;
 }
 
 /** The job was taken over by another process; its outcome here is dropped. */
@@ -57,13 +62,6 @@ export class LeaseLost extends Error {
 }
 
 const CANCELLED = 'cancelled';
-const jobKey = (id: string) => `job:${id}`;
-const ownerKey = (ownerId: string) => `jobs:of:${ownerId}`;
-const ACTIVE_KEY = 'jobs:active';
-/** Finished jobs stay readable for a week. */
-const FINISHED_TTL_MS = 7 * 24 * 3600 * 1000;
-/** Jobs listed per key (newest kept). */
-const OWNER_INDEX_CAP = 500;
 /** How often a waiter reads a record another process may be changing. */
 const POLL_MS = 250;
 
@@ -78,6 +76,8 @@ export class Jobs {
   private readonly dispatcher: Dispatcher;
   private readonly leaseMs: number;
   private readonly working: boolean;
+  private readonly records: JobRecords;
+  private readonly resultBounds: ResultBounds;
   /** Jobs this process holds a lease on (queued here or running here). */
   private readonly held = new Set<string>();
   private readonly running = new Map<string, AbortController>();
@@ -87,10 +87,12 @@ export class Jobs {
   private closed = false;
 
   constructor(
-    private readonly store: Store,
+    store: Store,
     private readonly log: Logger,
     options: JobsOptions,
   ) {
+    this.records = new JobRecords(store);
+    this.resultBounds = options.resultBounds;
     this.leaseMs = options.leaseMs;
     this.working = options.work ?? true;
     this.dispatcher = options.dispatcher ?? new LocalDispatcher(options.concurrency, log);
@@ -127,37 +129,25 @@ export class Jobs {
       updatedAt: now,
       lease: local ? this.newLease() : null,
     };
-    await this.store.set(jobKey(job.jobId), job);
+    await this.records.create(job);
     if (local) this.held.add(job.jobId);
-    await this.store.update<string[], void>(ACTIVE_KEY, (ids = []) => ({ value: [...ids, job.jobId], result: undefined }));
-    await this.store.update<string[], void>(ownerKey(job.ownerId), (ids = []) => ({ value: [...ids, job.jobId].slice(-OWNER_INDEX_CAP), result: undefined }));
     await this.dispatcher.dispatch(job.jobId);
     return job;
   }
 
   /** The job if it exists and belongs to `ownerId`; NOT_FOUND otherwise, so ids of others leak nothing. */
-  async get(jobId: string, ownerId: string): Promise<JobRecord> {
-    const job = await this.store.get<JobRecord>(jobKey(jobId));
-    if (!job || job.ownerId !== ownerId) throw new GleanerError('NOT_FOUND', `No job with id "${jobId}" for this key.`);
-    return job;
+  get(jobId: string, ownerId: string): Promise<JobRecord> {
+    return this.records.get(jobId, ownerId);
   }
 
   /** The raw record, whoever owns it (for internal use: webhooks, tests). */
-  async record(jobId: string): Promise<JobRecord | undefined> {
-    return this.store.get<JobRecord>(jobKey(jobId));
+  record(jobId: string): Promise<JobRecord | undefined> {
+    return this.records.record(jobId);
   }
 
   /** The owner's jobs, newest first; `cursor` is where the previous page stopped. */
-  async list(ownerId: string, options: { limit: number; cursor?: number }): Promise<{ jobs: JobRecord[]; nextCursor: number | null }> {
-    const ids = ((await this.store.get<string[]>(ownerKey(ownerId))) ?? []).slice().reverse();
-    const start = options.cursor ?? 0;
-    const jobs: JobRecord[] = [];
-    let index = start;
-    for (; index < ids.length && jobs.length < options.limit; index++) {
-      const job = await this.store.get<JobRecord>(jobKey(ids[index]));
-      if (job && job.ownerId === ownerId) jobs.push(job);
-    }
-    return { jobs, nextCursor: index < ids.length ? index : null };
+  list(ownerId: string, options: { limit: number; cursor?: number }): Promise<{ jobs: JobRecord[]; nextCursor: number | null }> {
+    return this.records.list(ownerId, options);
   }
 
   /**
@@ -167,11 +157,11 @@ export class Jobs {
    */
   async cancel(jobId: string, ownerId: string, waitMs: number): Promise<JobRecord> {
     await this.get(jobId, ownerId);
-    const outcome = await this.store.update<JobRecord, { job?: JobRecord; cancelledQueued: boolean }>(jobKey(jobId), (job) => {
+    const outcome = await this.records.update<{ job?: JobRecord; cancelledQueued: boolean }>(jobId, (job) => {
       if (!job || isFinal(job.status)) return { value: job, result: { job, cancelledQueued: false } };
       // A queued job only starts through an atomic queued -> processing step, so it can be ended here.
       if (job.status === 'queued') {
-        const ended = this.ended(job, { status: 'cancelled', result: null, error: null });
+        const ended = endedRecord(job, { status: 'cancelled', result: null, error: null });
         return { value: ended, result: { job: ended, cancelledQueued: true } };
       }
       const asked = { ...job, cancelRequested: true, updatedAt: new Date().toISOString() };
@@ -235,13 +225,18 @@ export class Jobs {
   }
 
   /** Merges `meta` into the job's record (e.g. credits reserved while it runs, so a takeover can refund them). */
-  async updateMeta(jobId: string, meta: Record<string, unknown>): Promise<void> {
-    await this.store.update<JobRecord, void>(jobKey(jobId), (job) => ({ value: job && { ...job, meta: { ...job.meta, ...meta } }, result: undefined }));
+  updateMeta(jobId: string, meta: Record<string, unknown>): Promise<void> {
+    return this.records.updateMeta(jobId, meta);
   }
 
   /** Atomic change of a record by a caller that knows what it does (webhook state). */
-  async change<R>(jobId: string, change: (job: JobRecord | undefined) => { value: JobRecord | undefined; result: R }): Promise<R> {
-    return this.store.update<JobRecord, R>(jobKey(jobId), change);
+  change<R>(jobId: string, change: RecordChange<R>): Promise<R> {
+    return this.records.update(jobId, change);
+  }
+
+  /** Gives a finished record its expiry again (an update of the record, e.g. its webhook state, drops it). */
+  keepFinished(jobId: string): Promise<JobRecord | undefined> {
+    return this.records.keepFinished(jobId);
   }
 
   newLease() {
@@ -251,13 +246,13 @@ export class Jobs {
   /** Works one job: claims it (queued -> processing), runs it, records how it ended. */
   private async run(jobId: string): Promise<void> {
     if (this.closed || !this.executor) return;
-    const claim = await this.store.update<JobRecord, { job?: JobRecord; abandoned?: JobRecord }>(jobKey(jobId), (job) => {
+    const claim = await this.records.update<{ job?: JobRecord; abandoned?: JobRecord }>(jobId, (job) => {
       if (!job) return { value: undefined, result: {} };
       // Another process's lease: not ours to touch (the job is queued or running there).
       if (leaseLive(job.lease) && job.lease.owner !== this.processId) return { value: job, result: {} };
       if (job.status === 'processing') {
         // Handed back by BullMQ after its worker died: the work is lost, the credits go back.
-        const abandoned = this.abandonedRecord(job);
+        const abandoned = abandonedRecord(job);
         return { value: abandoned, result: { abandoned } };
       }
       if (job.status !== 'queued') return { value: job, result: {} };
@@ -274,50 +269,34 @@ export class Jobs {
     const controller = new AbortController();
     this.running.set(jobId, controller);
     if (job.cancelRequested) controller.abort(CANCELLED);
-    let lastWrite = 0;
-    let latest: JobProgress | undefined;
-    let trailing: NodeJS.Timeout | undefined;
-    const persist = () => {
-      trailing = undefined;
-      lastWrite = Date.now();
-      const progress = latest;
-      void this.store
-        .update<JobRecord, void>(jobKey(jobId), (current) => ({ value: current && !isFinal(current.status) ? { ...current, progress: progress ?? null, updatedAt: new Date().toISOString() } : current, result: undefined }))
-        .catch(() => undefined);
-    };
-    const report = (progress: JobProgress) => {
-      this.events.emit(`progress:${jobId}`, progress);
-      latest = progress;
-      // Persisted at most every 250 ms so a fast crawl does not hammer the store; the last report always lands.
-      const wait = 250 - (Date.now() - lastWrite);
-      if (wait <= 0) persist();
-      else trailing ??= setTimeout(persist, wait);
-    };
+    const progress = new ProgressWriter(this.records, jobId, (reported) => this.events.emit(`progress:${jobId}`, reported));
     const cancelled = () => controller.signal.aborted && controller.signal.reason === CANCELLED;
     try {
-      const result = await this.executor(job, { report, signal: controller.signal, cancelled, confirm: () => this.renew(jobId) });
-      await this.finish(jobId, cancelled() ? { status: 'cancelled', result, error: null } : { status: 'completed', result, error: null }, latest);
+      const result = await this.executor(job, { report: progress.report, signal: controller.signal, cancelled, confirm: () => this.renew(jobId) });
+      await this.finish(jobId, cancelled() ? { status: 'cancelled', result, error: null } : { status: 'completed', result, error: null }, progress.latest);
     } catch (error) {
       if (error instanceof LeaseLost) this.log.warn({ jobId }, 'job taken over by another process; its outcome here is dropped');
-      else if (cancelled()) await this.finish(jobId, { status: 'cancelled', result: null, error: null }, latest);
+      else if (cancelled()) await this.finish(jobId, { status: 'cancelled', result: null, error: null }, progress.latest);
       else {
         const failure = toGleanerError(error);
         if (failure.code === 'INTERNAL_ERROR') this.log.error({ err: error, jobId }, 'job failed with an internal error');
-        await this.finish(jobId, { status: 'failed', result: null, error: { code: failure.code, message: failure.message } }, latest);
+        await this.finish(jobId, { status: 'failed', result: null, error: { code: failure.code, message: failure.message } }, progress.latest);
       }
     } finally {
-      clearTimeout(trailing);
+      progress.stop();
       this.running.delete(jobId);
       this.held.delete(jobId);
       this.events.emit('ran');
     }
   }
 
-  /** Records the end of a job this process holds; nothing if it lost the job meanwhile. */
-  private async finish(jobId: string, outcome: { status: JobStatus; result: unknown; error: JobRecord['error'] }, progress: JobProgress | undefined): Promise<void> {
-    const job = await this.store.update<JobRecord, JobRecord | undefined>(jobKey(jobId), (current) => {
+  /** Records the end of a job this process holds (its result within the bounds); nothing if it lost the job meanwhile. */
+  private async finish(jobId: string, outcome: JobOutcome, progress: JobProgress | undefined): Promise<void> {
+    const bounded = boundResult(outcome.result, this.resultBounds);
+    if (bounded.cut > 0) this.log.info({ jobId, texts: bounded.cut }, 'job result cut to its bounds');
+    const job = await this.records.update<JobRecord | undefined>(jobId, (current) => {
       if (!current || isFinal(current.status) || current.lease?.owner !== this.processId) return { value: current, result: undefined };
-      const ended = this.ended(progress ? { ...current, progress } : current, outcome);
+      const ended = endedRecord(progress ? { ...current, progress } : current, { ...outcome, result: bounded.result });
       return { value: ended, result: ended };
     });
     if (!job) {
@@ -327,44 +306,12 @@ export class Jobs {
     await this.afterEnd(job);
   }
 
-  private ended(job: JobRecord, outcome: { status: JobStatus; result: unknown; error: JobRecord['error'] }): JobRecord {
-    const now = new Date().toISOString();
-    // One consistent ending: a result only with success (or the part done before a cancel), an error only with failure.
-    return {
-      ...job,
-      status: outcome.status,
-      result: outcome.status === 'failed' ? null : (outcome.result ?? null),
-      error: outcome.status === 'failed' ? outcome.error : null,
-      lease: null,
-      cancelRequested: job.cancelRequested || outcome.status === 'cancelled' || undefined,
-      updatedAt: now,
-      finishedAt: now,
-    };
-  }
-
-  /** Gives a finished record its expiry again (an update of the record, e.g. its webhook state, drops it). */
-  async keepFinished(jobId: string): Promise<JobRecord | undefined> {
-    const latest = await this.store.get<JobRecord>(jobKey(jobId));
-    if (latest && isFinal(latest.status)) await this.store.set(jobKey(jobId), latest, FINISHED_TTL_MS);
-    return latest;
-  }
-
   private async afterEnd(job: JobRecord): Promise<void> {
-    const latest = (await this.keepFinished(job.jobId)) ?? job;
-    await this.store.update<string[], void>(ACTIVE_KEY, (ids = []) => ({ value: ids.filter((id) => id !== job.jobId), result: undefined }));
+    const latest = (await this.records.keepFinished(job.jobId)) ?? job;
+    await this.records.dropActive(job.jobId);
     this.held.delete(job.jobId);
     this.events.emit(`finished:${job.jobId}`, latest);
     this.events.emit('ended', latest);
-  }
-
-  private abandonedRecord(job: JobRecord): JobRecord {
-    return job.cancelRequested
-      ? this.ended(job, { status: 'cancelled', result: null, error: null })
-      : this.ended(job, {
-          status: 'failed',
-          result: null,
-          error: { code: 'INTERNAL_ERROR', message: 'The process running this job stopped before it finished; its reserved credits were refunded. Submit it again.' },
-        });
   }
 
   private async endAbandoned(job: JobRecord): Promise<void> {
@@ -386,7 +333,7 @@ export class Jobs {
 
   /** Renews this process's lease on one job; false when the job is no longer its to run. */
   private async renew(jobId: string): Promise<boolean> {
-    const state = await this.store.update<JobRecord, 'held' | 'lost' | 'cancel'>(jobKey(jobId), (job) => {
+    const state = await this.records.update<'held' | 'lost' | 'cancel'>(jobId, (job) => {
       if (!job || isFinal(job.status) || job.lease?.owner !== this.processId) return { value: job, result: 'lost' };
       return { value: { ...job, lease: this.newLease() }, result: job.cancelRequested ? 'cancel' : 'held' };
     });
@@ -407,20 +354,19 @@ export class Jobs {
   /** Takes over the active jobs whose lease expired: runs what was queued, ends and refunds what was running. */
   private async recover(): Promise<void> {
     if (this.closed) return;
-    const active = (await this.store.get<string[]>(ACTIVE_KEY)) ?? [];
-    for (const id of active) {
-      const current = await this.store.get<JobRecord>(jobKey(id));
+    for (const id of await this.records.active()) {
+      const current = await this.records.record(id);
       if (!current) {
-        await this.store.update<string[], void>(ACTIVE_KEY, (ids = []) => ({ value: ids.filter((x) => x !== id), result: undefined }));
+        await this.records.dropActive(id);
         continue;
       }
       if (isFinal(current.status) || leaseLive(current.lease)) continue;
       // On BullMQ a queued job waits in Redis, not in a process: it needs no taking over.
       if (current.status === 'queued' && !this.dispatcher.holdsQueued) continue;
       if (current.status === 'queued' && !this.working) continue;
-      const taken = await this.store.update<JobRecord, JobRecord | undefined>(jobKey(id), (job) => {
+      const taken = await this.records.update<JobRecord | undefined>(id, (job) => {
         if (!job || isFinal(job.status) || leaseLive(job.lease)) return { value: job, result: undefined };
-        const next = job.status === 'queued' ? { ...job, lease: this.newLease() } : this.abandonedRecord(job);
+        const next = job.status === 'queued' ? { ...job, lease: this.newLease() } : abandonedRecord(job);
         return { value: next, result: next };
       });
       if (!taken) continue;

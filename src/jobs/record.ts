@@ -78,3 +78,36 @@ export function publicJob(job: JobRecord) {
 export function leaseLive(lease: Lease | null | undefined, now = Date.now()): lease is Lease {
   return Boolean(lease && lease.expiresAt > now);
 }
+
+/** How a job ended: a status with its result or its error. */
+export interface JobOutcome {
+  status: JobStatus;
+  result: unknown;
+  error: JobRecord['error'];
+}
+
+/** The record of an ended job: a result only with success (or the part done before a cancel), an error only with failure. */
+export function endedRecord(job: JobRecord, outcome: JobOutcome): JobRecord {
+  const now = new Date().toISOString();
+  return {
+    ...job,
+    status: outcome.status,
+    result: outcome.status === 'failed' ? null : (outcome.result ?? null),
+    error: outcome.status === 'failed' ? outcome.error : null,
+    lease: null,
+    cancelRequested: job.cancelRequested || outcome.status === 'cancelled' || undefined,
+    updatedAt: now,
+    finishedAt: now,
+  };
+}
+
+/** The record of a job whose process stopped under it: cancelled if that was asked, failed (and refunded) otherwise. */
+export function abandonedRecord(job: JobRecord): JobRecord {
+  return job.cancelRequested
+    ? endedRecord(job, { status: 'cancelled', result: null, error: null })
+    : endedRecord(job, {
+        status: 'failed',
+        result: null,
+        error: { code: 'INTERNAL_ERROR', message: 'The process running this job stopped before it finished; its reserved credits were refunded. Submit it again.' },
+      });
+}

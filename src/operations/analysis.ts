@@ -6,7 +6,7 @@ import type { Source } from '../sources/contract.js';
 import { videoFrames, type Frame } from '../media/frames.js';
 import { GleanerError, isGleanerError } from '../errors.js';
 import { analyzeVideo } from '../ai/analyze.js';
-import { schemaProblem } from '../ai/json-schema.js';
+import { schemaInput } from './page-answers.js';
 import { requireChatModel } from '../ai/model-choice.js';
 import type { Metadata, TranscriptResponse } from '../model/content.js';
 import { analysisResult } from './outputs.js';
@@ -15,14 +15,7 @@ const input = z
   .object({
     url: httpUrl,
     prompt: z.string().min(1).max(1000).optional().describe('What to find out'),
-    schema: z
-      .record(z.string(), z.unknown())
-      .optional()
-      .describe('JSON Schema the answer follows')
-      .superRefine((schema, ctx) => {
-        const problem = schema === undefined ? undefined : schemaProblem(schema);
-        if (problem) ctx.addIssue({ code: 'custom', message: `is not a valid JSON Schema: ${problem}` });
-      }),
+    schema: schemaInput.describe('JSON Schema the answer follows'),
   })
   .refine((value) => value.prompt !== undefined || value.schema !== undefined, {
     message: 'give a prompt, a schema, or both',

@@ -21,22 +21,19 @@ export const pageFormat = z.enum(['markdown', 'text', 'html', ...ANSWER_KINDS]).
 /** Credits a page answer adds to the page's price: a json answer may take a second call (the retry). */
 export const ANSWER_CREDITS: Record<PageAnswerKind, number> = { summary: 2, answer: 2, json: 3 };
 
-/** Longest prompt, and longest JSON Schema (as JSON text): both go to the model with every page. */
+/** Longest prompt: it goes to the model with every page (the schema's bounds are in ai/json-schema.ts). */
 export const MAX_PROMPT_CHARS = 2_000;
-export const MAX_SCHEMA_CHARS = 10_000;
 
 // No .describe() on these two: the tool descriptions say what each goes with (the tool list's budget).
 export const promptInput = z.string().trim().min(1).max(MAX_PROMPT_CHARS).optional();
 
+/** A caller's JSON Schema: bounded, then compiled (the gate took the call's rate token before parsing it). */
 export const schemaInput = z
   .record(z.string(), z.unknown())
   .optional()
   .superRefine((schema, ctx) => {
-    if (schema === undefined) return;
-    const size = JSON.stringify(schema).length;
-    if (size > MAX_SCHEMA_CHARS) return void ctx.addIssue({ code: 'custom', message: `is ${size} characters of JSON; at most ${MAX_SCHEMA_CHARS}` });
-    const problem = schemaProblem(schema);
-    if (problem) ctx.addIssue({ code: 'custom', message: `is not a valid JSON Schema: ${problem}` });
+    const problem = schema === undefined ? undefined : schemaProblem(schema);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
   });
 
 export interface AnswerInput {
