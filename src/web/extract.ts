@@ -8,12 +8,13 @@ import type { Metadata } from '../model/content.js';
 import { cleanText, parseDocument, type DomDocument, type DomElement, type DomNode } from './dom.js';
 import { htmlToMarkdown, repairTables, simplifyTables } from './markdown.js';
 import { cleanArticle, CLEANING_CLASS, removeNotArticleBoxes } from './clean-article.js';
-import { isDiscussionPage, repliesKept, repliesLength, replySamples, threadContainer } from './discussion.js';
+import { isDiscussionPage } from './discussion.js';
+import { repliesKept, repliesLength, replySamples, threadContainer } from './thread.js';
 import { isNavigationLike, proseLength, removeNavigationBlocks } from './navigation.js';
 import { unwrapContentNoscripts } from './noscript.js';
 import { resolveStreamedParts } from './streamed.js';
 import { mayBeQuestionPage, questionAndAnswers } from './questions.js';
-import { bodyOverArticle, declaredBodyChars, mainOverArticle, mayBeRunOfBody, mayDeclareArticleBody, mayHaveMainElement } from './page-main.js';
+import { bodyOverArticle, declaredBodyProse, footerBeforeReading, mainOverArticle, mayBeRunOfBody, mayDeclareArticleBody, mayHaveMainElement, mayPreferMain } from './page-main.js';
 import { extractPageMetadata } from './page-metadata.js';
 import { baseUrlOf, documentLinks } from './links.js';
 
@@ -335,8 +336,9 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
     const discussion = isDiscussionPage(html, doc.body);
     const repliesChars = discussion && doc.body ? repliesLength(doc.body) : 0;
     const samples = discussion && doc.body ? replySamples(doc.body) : [];
-    // Measured before Readability changes the page.
-    const bodyChars = !discussion && mayDeclareArticleBody(html) ? declaredBodyChars(doc) : 0;
+    // Measured before Readability changes the page, to spare most pages the fresh parse of the rules below.
+    const bodyProse = !discussion && mayDeclareArticleBody(html) ? declaredBodyProse(doc) : 0;
+    const footer = !discussion && mayHaveMainElement(html) ? footerBeforeReading(doc) : null;
     let article = readArticle(doc, classesToPreserve, discussion, false);
     // A widget of headlines chosen over a short post: the page again without navigation-like blocks,
     // and the article with more prose is kept.
@@ -356,9 +358,10 @@ export function extractPage(html: string, options: ExtractOptions): ExtractedPag
     // A question and its answers marked up as such: their bodies, where Readability keeps one of them.
     const answered = mayBeQuestionPage(html) ? questionAndAnswers(freshPage(html, base)) : null;
     // The page's declared main element, when Readability's article is a small part of it or lies outside it.
-    const declared = !discussion && !answered && !thread && mayHaveMainElement(html) ? mainOverArticle(freshPage(html, base), articleText ? (article?.content ?? null) : null) : null;
+    const read = articleText ? (article?.content ?? null) : null;
+    const declared = !discussion && !answered && !thread && mayPreferMain(read, footer) ? mainOverArticle(freshPage(html, base), read) : null;
     // The page's declared article body, when Readability kept one run of its sections.
-    const body = !declared && !answered && !thread && article?.content && articleText && mayBeRunOfBody(article.content, bodyChars) ? bodyOverArticle(freshPage(html, base), article.content) : null;
+    const body = !declared && !answered && !thread && article?.content && articleText && mayBeRunOfBody(article.content, bodyProse) ? bodyOverArticle(freshPage(html, base), article.content) : null;
     if (answered && cleanText(answered.textContent)) main = answered;
     else if (thread) main = thread;
     else if (declared) main = declared;
