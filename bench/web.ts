@@ -4,17 +4,15 @@
  * peak RSS), beside the latency bound (pages x latency / concurrency), with the two ratios the
  * crawl is held to (Gleaner's time at most 1.3x the bound, Gleaner's pages/s against Crawlee's; Gleaner
  * extracts pages on worker threads, warmed before the clock as in a serving process); then scrape conversion
- * (HTML to markdown, main content) over the real fixture pages.
+ * (HTML to markdown, main content) over the real fixture pages against a baseline commit (web-convert.ts).
  */
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { startFixtureSite, REAL_PAGES_DIR } from '../test/support/fixture-site.js';
-import { extractPage } from '../src/web/extract.js';
+import { startFixtureSite } from '../test/support/fixture-site.js';
+import { benchConversion } from './web-convert.js';
 
 const run = promisify(execFile);
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -61,19 +59,5 @@ export async function benchWeb(): Promise<void> {
     );
   }
 
-  const names = fs.readdirSync(REAL_PAGES_DIR).filter((n) => fs.existsSync(path.join(REAL_PAGES_DIR, n, 'source.html')));
-  const pages = names.map((n) => ({ name: n, html: fs.readFileSync(path.join(REAL_PAGES_DIR, n, 'source.html'), 'utf8') }));
-  const bytes = pages.reduce((sum, p) => sum + Buffer.byteLength(p.html), 0);
-  for (const p of pages) extractPage(p.html, { url: `https://example.com/${p.name}/`, format: 'markdown', onlyMainContent: true });
-  const rounds = 3;
-  const started = performance.now();
-  for (let round = 0; round < rounds; round++) {
-    for (const p of pages) extractPage(p.html, { url: `https://example.com/${p.name}/`, format: 'markdown', onlyMainContent: true });
-  }
-  const ms = performance.now() - started;
-  const converted = pages.length * rounds;
-  console.log(
-    `\nscrape conversion (main content to markdown): ${pages.length} real pages (${(bytes / pages.length / 1024).toFixed(0)} KB average), ` +
-      `${((converted / ms) * 1000).toFixed(1)} pages/s, ${((bytes * rounds) / 1024 / 1024 / (ms / 1000)).toFixed(1)} MB/s of HTML`,
-  );
+  await benchConversion();
 }

@@ -4,7 +4,7 @@
  * not the page: taken out before Readability, a byline can tip its choice to a comment section.
  * Each rule was measured on real pages before it was kept (docs/web-extraction.md has the figures).
  */
-import type { DomElement, DomNode } from './dom.js';
+import { holdsTag, type DomElement, type DomNode } from './dom.js';
 
 /**
  * Class names the rules below read: Readability strips every class it is not told to keep, so the
@@ -63,6 +63,12 @@ const LINK_DENSITY = 0.7;
 const SHORT_ITEM = 80;
 const LINK_BLOCKS = new Set(['P', 'DIV', 'SECTION', 'NAV', 'ASIDE', 'HEADER', 'FOOTER']);
 
+/** Tag sets of the blocks that make an element more than one line (holdsTag). */
+const MEDIA = new Set(['IMG', 'PICTURE', 'VIDEO']);
+const CREDIT_HOLDS = new Set(['P', 'DIV', 'IMG']);
+const PARAGRAPHS = new Set(['P', 'DIV']);
+const LINE_HOLDS = new Set(['P', 'DIV', 'LI', 'H2', 'H3', 'H4']);
+
 const text = (node: DomNode) => (node.textContent ?? '').replace(/\s+/g, ' ').trim();
 
 /** The smallest block around an element (the element itself when it is one). */
@@ -78,12 +84,12 @@ function blockOf(element: DomElement, root: DomElement): DomElement {
 
 function removeCaptions(root: DomElement): void {
   for (const element of [...root.querySelectorAll(CAPTION_SELECTOR)]) {
-    if (!element.parentNode || element.querySelector('img, picture, video')) continue;
+    if (!element.parentNode || holdsTag(element, MEDIA)) continue;
     if (text(element).length <= SHORT * 2) element.remove();
   }
   // Credits written as text beside an image: "Photo: AP", "(Image: Getty)", "Credit: EPA".
   for (const element of [...root.querySelectorAll('p, span, small, div, em, i')]) {
-    if (!element.parentNode || element.querySelector('p, div, img')) continue;
+    if (!element.parentNode || holdsTag(element, CREDIT_HOLDS)) continue;
     const words = text(element);
     if (words && words.length <= SHORT && CREDIT_TEXT.test(words)) element.remove();
   }
@@ -106,7 +112,7 @@ function removeBylines(root: DomElement): void {
     if (words.length <= SHORT / 2 && !block.querySelector('p p, h1, h2, h3, h4')) block.remove();
   }
   for (const element of [...root.querySelectorAll('p, div, span')]) {
-    if (!element.parentNode || element.querySelector('p, div')) continue;
+    if (!element.parentNode || holdsTag(element, PARAGRAPHS)) continue;
     const words = text(element);
     if (words && words.length <= SHORT / 2 && (BYLINE_TEXT.test(words) || DATE_LINE.test(words)) && !isSentence(words)) element.remove();
   }
@@ -195,11 +201,13 @@ export function namedComments(element: DomElement): boolean {
  * Run on the page before Readability (so it cannot choose one of them) and on the article after it.
  */
 export function removeNotArticleBoxes(root: DomElement, keepComments = false): void {
-  let rest = text(root).length;
+  // The text that stays, measured when a first box is found (most pages have none).
+  let rest = -1;
   for (const element of [...root.querySelectorAll('[class], [id]')]) {
     if (!element.parentNode || element === root || /^(?:HTML|BODY|MAIN|ARTICLE)$/.test(element.nodeName) || !namedNotArticle(element, keepComments)) continue;
     if (element.querySelector('main, [role="main"], article, [itemprop="articleBody"], h1')) continue;
     // A long comment section may outweigh a short post: what stays must still be some text.
+    if (rest < 0) rest = text(root).length;
     const length = text(element).length;
     if (rest - length < SHORT / 2) continue;
     rest -= length;
@@ -235,7 +243,7 @@ function removeCommentsAndTags(root: DomElement, keepComments: boolean): void {
     if (element.parentNode && text(element).length <= total * BOX_SHARE) element.remove();
   }
   for (const element of [...root.querySelectorAll('h2, h3, h4, h5, h6, p, div, span, li, dt, dd, strong, b')]) {
-    if (!element.parentNode || element.querySelector('p, div, li, h2, h3, h4')) continue;
+    if (!element.parentNode || holdsTag(element, LINE_HOLDS)) continue;
     const words = text(element);
     if (!words || words.length > SHORT) continue;
     if (FORM_TEXT.test(words) || (TAG_LINE.test(words) && !isSentence(words))) {

@@ -40,6 +40,22 @@ export function contains(ancestor: DomNode, node: DomNode): boolean {
   return false;
 }
 
+/**
+ * Whether an element holds an element of one of these tag names (upper case), as `querySelector('p, div')`
+ * finds one (a template's content is not searched). linkedom compiles the selector on every call, which in
+ * the cleaning's loops over every block of an article cost more than the walk itself.
+ */
+export function holdsTag(root: DomElement, names: ReadonlySet<string>): boolean {
+  const stack: DomNode[] = [...root.childNodes];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (node.nodeType !== 1) continue;
+    if (names.has(node.nodeName)) return true;
+    if (node.nodeName !== 'TEMPLATE') for (const child of node.childNodes) stack.push(child);
+  }
+  return false;
+}
+
 export interface DomDocument {
   documentElement: DomElement;
   head: DomElement | null;

@@ -120,6 +120,27 @@ function footerText(doc: DomDocument): string {
 }
 
 /**
+ * What mainOverArticle reads of the page as parsed, taken before Readability changes it: the text of the
+ * page's footer, or null when the page has no one main element (the rule cannot fire).
+ */
+export function footerBeforeReading(doc: DomDocument): string | null {
+  return mainElementOf(doc) ? footerText(doc) : null;
+}
+
+/**
+ * Whether mainOverArticle may prefer the main element to `article`, told without the fresh parse it needs:
+ * beside a long article (LONG_ARTICLE) only the footer rule can, when the article's samples are in the
+ * page's footer (`footer`, from footerBeforeReading). Most pages with a `<main>` hold a long article, and
+ * are spared the parse and the cleaning of their main element.
+ */
+export function mayPreferMain(article: DomElement | null, footer: string | null): boolean {
+  if (footer === null) return false;
+  if (!article || proseLength(article) < LONG_ARTICLE) return true;
+  const samples = samplesOf(article);
+  return samples.filter((sample) => footer.includes(sample)).length >= samples.length * INSIDE_SHARE;
+}
+
+/**
  * The page's main element with its furniture out, when it should replace Readability's article: it is
  * not navigation-like, holds some prose, and the article is either mostly outside it or holds less than
  * ARTICLE_SHARE of its prose. Null otherwise. `doc` is a fresh parse of the page (it is changed).
@@ -165,16 +186,17 @@ function declaredBodyOf(doc: DomDocument): DomElement | null {
 }
 
 /**
- * The text of the page's one declared article body, as parsed (before Readability changes the page): an
- * upper bound of its prose once cleaned, so that pages where Readability's article already holds
- * BODY_SHARE of it are spared the second parse `bodyOverArticle` needs.
+ * The prose of the page's one declared article body, as parsed (before Readability changes the page): an
+ * upper bound of its prose once cleaned (the cleaning only takes blocks out), so that pages where
+ * Readability's article already holds BODY_SHARE of it are spared the second parse `bodyOverArticle` needs.
  */
-export function declaredBodyChars(doc: DomDocument): number {
-  return collapse(declaredBodyOf(doc)?.textContent).length;
+export function declaredBodyProse(doc: DomDocument): number {
+  const body = declaredBodyOf(doc);
+  return body ? proseLength(body) : 0;
 }
 
-/** Whether Readability's article may be a run of a declared body of `bodyChars` characters (worth `bodyOverArticle`). */
-export const mayBeRunOfBody = (article: DomElement, bodyChars: number): boolean => proseLength(article) < bodyChars * BODY_SHARE;
+/** Whether Readability's article may be a run of a declared body of `bodyProse` characters of prose (worth `bodyOverArticle`). */
+export const mayBeRunOfBody = (article: DomElement, bodyProse: number): boolean => proseLength(article) < bodyProse * BODY_SHARE;
 
 /**
  * The page's one declared article body, cleaned, when Readability's article lies inside it but holds less
