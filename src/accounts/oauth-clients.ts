@@ -14,7 +14,6 @@ import { GleanerError } from '../errors.js';
 import { hashApiKey } from './accounts.js';
 import { OAuthError } from './oauth-errors.js';
 import { redirectUriProblem } from './oauth-redirects.js';
-import type { OAuthSweep } from './oauth-sweep.js';
 
 export const TOKEN_AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const;
 export type TokenAuthMethod = (typeof TOKEN_AUTH_METHODS)[number];
@@ -102,7 +101,6 @@ export class OAuthClients {
     private readonly store: Store,
     private readonly http: HttpClient,
     private readonly clock: () => Date,
-    private readonly sweep?: OAuthSweep,
   ) {}
 
   /** Dynamic client registration: stores the client and returns RFC 7591's response (with the secret, shown once). */
@@ -112,7 +110,6 @@ export class OAuthClients {
     const secret = client.tokenEndpointAuthMethod === 'none' ? undefined : `glcs_${randomBytes(24).toString('base64url')}`;
     if (secret) client.secretHash = hashApiKey(secret);
     await this.store.set(clientKey(clientId), client, UNUSED_REGISTRATION_MS);
-    await this.sweep?.afterWrite();
     return {
       ...raw,
       client_id: clientId,

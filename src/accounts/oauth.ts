@@ -8,7 +8,6 @@ import { OAuthTokens, type TokenSettings } from './oauth-tokens.js';
 import { OAuthGrants } from './oauth-grants.js';
 import { ExternalIssuer, type ExternalIssuerSettings } from './external-issuer.js';
 import { AddressThrottle } from './address-throttle.js';
-import { OAuthSweep } from './oauth-sweep.js';
 
 export interface OAuth {
   clients: OAuthClients;
@@ -19,17 +18,13 @@ export interface OAuth {
   external?: ExternalIssuer;
   /** Per-address bounds on what callers without a key do (registrations, sign-in pages, wrong keys; the console's too). */
   throttle: AddressThrottle;
-  /** Frees expired OAuth rows on SQLite as records are written. */
-  sweep: OAuthSweep;
 }
 
 export function createOAuth(options: { store: Store; accounts: Accounts; http: HttpClient; clock: Clock; settings: TokenSettings; external?: ExternalIssuerSettings }): OAuth {
   const tokens = new OAuthTokens(options.store, options.accounts, options.clock, options.settings);
-  const sweep = new OAuthSweep(options.store, options.clock);
   return {
-    clients: new OAuthClients(options.store, options.http, options.clock, sweep),
+    clients: new OAuthClients(options.store, options.http, options.clock),
     throttle: new AddressThrottle(options.store, options.clock),
-    sweep,
     tokens,
     grants: new OAuthGrants(tokens),
     external: options.external ? new ExternalIssuer(options.external, options.http, options.accounts, options.clock) : undefined,

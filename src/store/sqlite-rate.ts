@@ -17,7 +17,17 @@ CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS buckets (name TEXT PRIMARY KEY, tokens REAL NOT NULL, at INTEGER NOT NULL);
 `;
 
+/**
+ * A bucket untouched this long is full again whatever its rate (the slowest, a registration's, refills in an
+ * hour), so its row says nothing a missing row does not: rows this old are deleted, at most once a minute. Keys
+ * of callers without a key (their addresses) would otherwise add a row each for ever.
+ */
+const IDLE_BUCKET_MS = 24 * 60 * 60_000;
+const PRUNE_EVERY_MS = 60_000;
+
 export class SqliteRateBuckets {
+  private lastPrune = Number.NEGATIVE_INFINITY;
+
   private constructor(private readonly file: SqliteFile) {}
 
   static async open(file: string): Promise<SqliteRateBuckets> {
@@ -31,7 +41,10 @@ export class SqliteRateBuckets {
 
   /** Refills `bucket` to `now` and takes one token if asked and there is one. */
   takeToken(bucket: string, perMinute: number, burst: number, take: boolean, now: number): Promise<TokenStep> {
+    const prune = now - this.lastPrune >= PRUNE_EVERY_MS;
+    if (prune) this.lastPrune = now;
     return this.file.transaction((db) => {
+      if (prune) db.run('DELETE FROM buckets WHERE at < ?', [now - IDLE_BUCKET_MS]);
       const [row] = db.all('SELECT tokens, at FROM buckets WHERE name = ?', [bucket]);
       const result = row ? stepBucket(row.tokens as number, now - (row.at as number), perMinute, burst, take) : stepBucket(burst, 0, perMinute, burst, take);
       // A clock that went back (another process's, or a test's) never makes a bucket refill twice.

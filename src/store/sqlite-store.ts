@@ -9,6 +9,7 @@ import { SqliteFile, StoreFileError, type Db } from './sqlite.js';
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS kv (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires INTEGER);
+CREATE INDEX IF NOT EXISTS kv_expires ON kv(expires) WHERE expires IS NOT NULL;
 CREATE TABLE IF NOT EXISTS usage (account TEXT PRIMARY KEY, period TEXT NOT NULL, used INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS reservations (id TEXT PRIMARY KEY, account TEXT NOT NULL, period TEXT NOT NULL, amount INTEGER NOT NULL, owner TEXT NOT NULL);
 `;
@@ -47,12 +48,15 @@ export class SqliteStore {
   }
 
   /**
-   * Deletes the expired keys under `prefix` (a read skips them, but SQLite keeps their rows until then).
-   * The range on the primary key reads only that prefix's rows.
+   * Deletes the expired keys under `prefix` ('' for every key): a read skips them, but SQLite keeps their rows
+   * until then. Both ranges are read through an index (the key, or the partial index on expiring rows), never by
+   * a scan of the table, which would read through every large value (job records) to reach its expiry.
    */
   sweepExpired(prefix: string): Promise<void> {
+    const now = Date.now();
+    if (prefix === '') return this.file.transaction((db) => db.run('DELETE FROM kv WHERE expires IS NOT NULL AND expires <= ?', [now]));
     const end = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
-    return this.file.transaction((db) => db.run('DELETE FROM kv WHERE key >= ? AND key < ? AND expires IS NOT NULL AND expires <= ?', [prefix, end, Date.now()]));
+    return this.file.transaction((db) => db.run('DELETE FROM kv WHERE key >= ? AND key < ? AND expires IS NOT NULL AND expires <= ?', [prefix, end, now]));
   }
 
   /** Writes `next` only if the key still holds `expected` (compare-and-swap); false when it changed. */

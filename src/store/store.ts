@@ -17,6 +17,9 @@ import { SqliteRateBuckets } from './sqlite-rate.js';
 import type { TokenStep } from './token-bucket.js';
 
 export type StoreKind = 'sqlite' | 'redis';
+
+/** How often one process sweeps expired rows from the embedded store, at most. */
+const SWEEP_EVERY_MS = 60_000;
 export { StoreFileError };
 
 type Change<T, R> = (current: T | undefined) => { value: T | undefined; result: R } | Promise<{ value: T | undefined; result: R }>;
@@ -54,6 +57,21 @@ export class Store {
 
   async set<T>(key: string, value: T, ttlMs?: number): Promise<void> {
     await this.guard(() => this.engine.set(key, JSON.stringify(value), ttlMs));
+    if (ttlMs) this.sweepSoon();
+  }
+
+  private lastSweep = Number.NEGATIVE_INFINITY;
+
+  /**
+   * Redis drops an expired key itself; SQLite keeps its row until it is deleted. So a write of an expiring
+   * key (a pending sign-in, a kept page, a screenshot …) is followed, at most once a minute per process, by a
+   * sweep of every expired row: what callers without a key can make never stays on the disk past its expiry.
+   */
+  private sweepSoon(): void {
+    const now = Date.now();
+    if (this.kind !== 'sqlite' || now - this.lastSweep < SWEEP_EVERY_MS) return;
+    this.lastSweep = now;
+    this.sweepExpired('').catch(() => undefined);
   }
 
   async delete(key: string): Promise<void> {

@@ -92,7 +92,7 @@ export async function showSignIn(app: App, req: IncomingMessage, res: ServerResp
   if (resource !== undefined && !isOurResource(urls, resource)) return refuse('invalid_target', `This server issues tokens for ${urls.resource} only.`);
   if (state !== undefined && state.length > 2_000) return refuse('invalid_request', 'state is longer than 2000 characters.');
 
-  // Each page opened writes a pending request: bounded per address, and the expired ones swept.
+  // Each page opened writes a pending request: bounded per address (expired ones are swept by the store).
   const throttled = await app.oauth.throttle.refusal('oauth-sign-in-page', clientAddress(req), true);
   if (throttled) return tooMany(res, throttled, 'Too many sign-in pages');
 
@@ -102,7 +102,6 @@ export async function showSignIn(app: App, req: IncomingMessage, res: ServerResp
   const requestId = randomBytes(24).toString('base64url');
   const pending: PendingRequest = { clientId: client.clientId, redirectUri: requested, codeChallenge: challenge, state, resource: urls.resource, csrfHash: sha256(csrf).toString('hex') };
   await app.services.store.set(pendingKey(requestId), pending, PENDING_TTL_MS);
-  await app.oauth.sweep.afterWrite();
   res.setHeader('Set-Cookie', csrfCookie(urls, csrf));
   sendSignInPage(res, { requestId, csrf, clientName: client.clientName, clientId: client.clientId, redirectUri: requested, redirectSource: redirectSource(requested) });
 }
