@@ -3,8 +3,10 @@
  * clients, else speech to text, translated by YouTube or a language model) is also what the
  * youtube_* transcript operations read.
  */
+import type { YT } from 'youtubei.js';
 import type { Source, SourceContext } from './contract.js';
 import type { TranscriptResponse } from '../model/content.js';
+import { chaptersFromMarkers, watchPageChapters } from '../platforms/youtube/chapters.js';
 import { isYoutubeUrl, videoIdFromUrl } from '../platforms/youtube/ids.js';
 import { innertube } from '../platforms/youtube/client.js';
 import { loadVideo, toMetadata, videoStreamUrl } from '../platforms/youtube/video.js';
@@ -28,6 +30,20 @@ export interface YoutubeTranscriptOptions {
   generate?: boolean;
 }
 
+/**
+ * The watch replies a call has loaded or is loading, by video: `read` asks for a video's facts and
+ * its transcript at once, and the transcript's auto-chapters then come from that reply, not from a
+ * second watch request.
+ */
+const watchReplies = new WeakMap<SourceContext, Map<string, Promise<YT.VideoInfo>>>();
+
+/** The player-bar chapters of the call's watch reply where it has one, else of one watch request. */
+async function markerChapters(videoId: string, ctx: SourceContext) {
+  const loading = watchReplies.get(ctx)?.get(videoId);
+  if (loading) return chaptersFromMarkers(await loading);
+  return watchPageChapters(await innertube(ctx.services.http), videoId);
+}
+
 /** One YouTube transcript in the reply shape (shared by the operations and the source). */
 export async function youtubeVideoTranscript(videoId: string, options: YoutubeTranscriptOptions, ctx: SourceContext): Promise<TranscriptResponse> {
   const request = { videoId, lang: options.lang, translate: options.translate, ...(options.generate ? { generate: true } : {}) };
@@ -38,6 +54,8 @@ export async function youtubeVideoTranscript(videoId: string, options: YoutubeTr
     fallback: options.captionsOnly ? undefined : youtubeSpeechFallback(ctx),
     youtube: { poTokenProvider: ctx.services.config.GLEANER_YOUTUBE_POT_PROVIDER_URL },
     ...(options.aiTranslation ? { translator: aiTranslator(ctx) } : {}),
+    markers: () => markerChapters(videoId, ctx),
+    log: ctx.log,
   };
   const { transcript, cached } = await youtubeTranscript(deps, request);
   if (!transcript.translatedTo) await keepFetched(ctx, keptYoutube(transcript), options.lang);
@@ -78,8 +96,12 @@ export const youtubeSource: Source = {
   // Channel and playlist pages are not videos: metadata reads them as web pages.
   matches: (url) => isYoutubeUrl(url) && videoIdFromUrl(url) !== undefined,
   async metadata(url, ctx) {
+    const videoId = videoIdFromUrl(url)!;
     const yt = await innertube(ctx.services.http);
-    return toMetadata(await onFreshExits(ctx.services.http, () => loadVideo(yt, videoIdFromUrl(url)!)));
+    const loading = onFreshExits(ctx.services.http, () => loadVideo(yt, videoId));
+    const replies = watchReplies.get(ctx) ?? new Map<string, Promise<YT.VideoInfo>>();
+    watchReplies.set(ctx, replies.set(videoId, loading));
+    return toMetadata(await loading);
   },
   transcript: (url, options, ctx) => youtubeVideoTranscript(videoIdFromUrl(url)!, options, ctx),
   async videoMedia(url, ctx) {

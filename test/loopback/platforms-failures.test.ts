@@ -165,7 +165,8 @@ describe('YouTube', () => {
     // The refusing exit played the video and refused its captions once; the clean exit, on a new tunnel,
     // was asked for the player again (caption URLs are bound to the address that asked) and then the captions.
     expect(refusing.requests.slice(refusedMark).map((r) => r.path)).toEqual(['/youtubei/v1/player', '/api/timedtext']);
-    expect(replay.requests.slice(cleanMark).map((r) => `${r.path} ${r.client}`.trim())).toEqual(['/youtubei/v1/player VISIONOS', '/api/timedtext']);
+    // Then, its description having no chapters, one watch request for the player bar's markers, from that same exit.
+    expect(replay.requests.slice(cleanMark).map((r) => `${r.path} ${r.client}`.trim())).toEqual(['/youtubei/v1/player VISIONOS', '/api/timedtext', '/youtubei/v1/next WEB']);
     expect(proxyClean.connects.length).toBeGreaterThan(connects);
     expect(await credits(s, key)).toBe(9);
   });

@@ -1,6 +1,8 @@
 /** A description's timestamps are chapters only by YouTube's rule: from 0:00, at least three, in order, 10 s apart. */
-import { describe, expect, it } from 'vitest';
-import { chaptersFromDescription } from '../../src/platforms/youtube/chapters.js';
+import { describe, expect, it, vi } from 'vitest';
+import type { YT } from 'youtubei.js';
+import type { Logger } from '../../src/log.js';
+import { chaptersFromDescription, transcriptChapters } from '../../src/platforms/youtube/chapters.js';
 
 describe('chapters from a description', () => {
   it('reads the usual list, with the title on either side of the time and an hour part', () => {
@@ -28,5 +30,32 @@ describe('chapters from a description', () => {
     for (const text of ['99:99 bad\n0:00 a', ':\n::\n0:\n:00', '0:00\n1:00\n2:00', `${'0:00 '.repeat(5_000)}`, '\u0000\u2028\ud800']) {
       expect(() => chaptersFromDescription(text)).not.toThrow();
     }
+  });
+});
+
+describe("a transcript's chapters", () => {
+  const reply = (description: string) => ({ basic_info: { short_description: description, duration: 600 } }) as unknown as YT.VideoInfo;
+  const markers = [{ title: 'Intro', start: 0 }, { title: 'Design', start: 70 }];
+
+  it("takes the description's without asking for the watch reply", async () => {
+    const load = vi.fn(async () => markers);
+    const chapters = transcriptChapters('v', load);
+    expect(await chapters(reply('0:00 One\n1:00 Two\n2:00 Three'))).toHaveLength(3);
+    expect(load).not.toHaveBeenCalled();
+  });
+
+  it('else asks for the markers once, however many replies are read', async () => {
+    const load = vi.fn(async () => markers);
+    const chapters = transcriptChapters('v', load);
+    expect(await chapters(reply('No times here.'))).toEqual(markers);
+    expect(await chapters(reply('Nor here.'))).toEqual(markers);
+    expect(load).toHaveBeenCalledTimes(1);
+  });
+
+  it('leaves them out when the watch request fails, logged at debug', async () => {
+    const debug = vi.fn();
+    const chapters = transcriptChapters('v', async () => Promise.reject(new Error('YouTube answered 429')), { debug } as unknown as Logger);
+    expect(await chapters(reply('No times here.'))).toEqual([]);
+    expect(debug).toHaveBeenCalledWith(expect.objectContaining({ videoId: 'v' }), expect.stringContaining('no chapters'));
   });
 });

@@ -3,8 +3,10 @@
  * timestamps of its description, read by YouTube's own rule for them (the first at 0:00, at least three, in
  * order, each at least 10 seconds long): a description that merely mentions times gives none.
  */
-import type { YT } from 'youtubei.js';
+import type { Innertube, YT } from 'youtubei.js';
 import type { Chapter } from '../../model/content.js';
+import type { Logger } from '../../log.js';
+import { callYoutube } from './client.js';
 
 /** YouTube draws chapters from a description only when there are at least this many. */
 const MIN_CHAPTERS = 3;
@@ -41,7 +43,7 @@ export function chaptersFromDescription(description: string | null | undefined, 
 }
 
 /** The chapters of the watch reply's player bar (decoratedPlayerBarRenderer → multiMarkersPlayerBarRenderer). */
-export function chaptersFromMarkers(info: YT.VideoInfo): Chapter[] {
+export function chaptersFromMarkers(info: Pick<YT.VideoInfo, 'player_overlays'>): Chapter[] {
   const bar = info.player_overlays?.decorated_player_bar?.player_bar as { markers_map?: Array<{ value?: { chapters?: Array<{ title?: { toString(): string }; time_range_start_millis?: number }> } }> } | undefined;
   for (const marker of bar?.markers_map ?? []) {
     const chapters = (marker.value?.chapters ?? [])
@@ -61,4 +63,31 @@ export function videoChapters(info: YT.VideoInfo): Chapter[] {
     // A watch reply of another shape has no markers we can read: the description may still have chapters.
   }
   return chaptersFromDescription(info.basic_info.short_description, Number(info.basic_info.duration ?? 0) || undefined);
+}
+
+/** The player bar's chapters from the watch reply alone (the next endpoint; the player reply has no markers). */
+export async function watchPageChapters(yt: Innertube, videoId: string): Promise<Chapter[]> {
+  const reply = await callYoutube(`the watch request for ${videoId}`, () =>
+    yt.actions.execute('/next', { videoId, racyCheckOk: true, contentCheckOk: true, parse: true }),
+  );
+  return chaptersFromMarkers({ player_overlays: reply.player_overlays?.item() as YT.VideoInfo['player_overlays'] });
+}
+
+/**
+ * A transcript's chapters from one client's player reply: the description's when it has them (no
+ * request), else the markers `loadMarkers` reads from the watch reply, asked at most once however
+ * many clients' replies are read. Chapters are optional: a watch request that fails (a 429, a bot
+ * check, a reply not understood) leaves them out, logged at debug, and never fails the transcript.
+ */
+export function transcriptChapters(videoId: string, loadMarkers: () => Promise<Chapter[]>, log?: Logger): (info: YT.VideoInfo) => Promise<Chapter[]> {
+  let markers: Promise<Chapter[]> | undefined;
+  return async (info) => {
+    const described = chaptersFromDescription(info.basic_info.short_description, Number(info.basic_info.duration ?? 0) || undefined);
+    if (described.length > 0) return described;
+    markers ??= loadMarkers().catch((error: unknown) => {
+      log?.debug({ err: error, videoId }, 'transcript: no chapters from the watch page');
+      return [];
+    });
+    return markers;
+  };
 }

@@ -12,8 +12,9 @@
 import { GleanerError } from '../../errors.js';
 import type { HttpClient } from '../../net/http.js';
 import type { Store } from '../../store/store.js';
+import type { Logger } from '../../log.js';
 import type { Chapter, TranscriptResponse } from '../../model/content.js';
-import { chaptersFromDescription } from './chapters.js';
+import { transcriptChapters, watchPageChapters } from './chapters.js';
 import type { Innertube, YT } from 'youtubei.js';
 import { parseCaptionBody, pickTrack, trackBodyUrl } from './captions.js';
 import { innertube } from './client.js';
@@ -44,7 +45,7 @@ export interface StoredTranscript {
   segments: StoredSegment[];
   /** The video's title, where the player reply gave it (kept transcripts show it). */
   title?: string;
-  /** From the description's timestamps (the player reply has no markers). */
+  /** From the description's timestamps, else the watch reply's player-bar markers (auto-chapters). */
   chapters?: Chapter[];
 }
 
@@ -75,6 +76,9 @@ export interface TranscriptDeps {
    * GLEANER_YOUTUBE_CLIENTS).
    */
   youtube?: { clients?: string; poTokenProvider?: string };
+  /** The watch reply's markers when the caller already has (or is loading) that reply in this call; else one watch request. */
+  markers?: () => Promise<Chapter[]>;
+  log?: Logger;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -120,6 +124,7 @@ async function fetchTranscript(deps: TranscriptDeps, request: TranscriptRequest)
   // mode=generate: speech to text whatever captions exist, so the caption clients are not asked.
   if (request.generate) return withoutCaptions(deps, request, yt, orders.audio, [], budget);
   const failures: ClientFailures = { poToken: [], empty: [], refused: [] };
+  const chapters = transcriptChapters(request.videoId, deps.markers ?? (() => watchPageChapters(yt, request.videoId)), deps.log);
   const { result, outcomes, exits } = await throughClients(
     deps.http,
     yt,
@@ -129,7 +134,7 @@ async function fetchTranscript(deps: TranscriptDeps, request: TranscriptRequest)
       const captions = captionTracks(info);
       // No captions on this client: another may list them (missing tracks are one of YouTube's refusals).
       if (captions.tracks.length === 0) return undefined;
-      return fromTracks(deps, request, client, info, captions, failures, budget);
+      return fromTracks(deps, request, client, info, captions, failures, budget, chapters);
     },
     budget,
   );
@@ -162,15 +167,15 @@ async function fromTracks(
   captions: ReturnType<typeof captionTracks>,
   failures: ClientFailures,
   exits: ExitBudget,
+  chaptersOf: (info: YT.VideoInfo) => Promise<Chapter[]>,
 ): Promise<StoredTranscript | typeof ASK_AGAIN | undefined> {
   const { tracks, defaultIndex, translationLanguages } = captions;
   const availableLangs = [...new Set(tracks.map((t) => t.languageCode))];
   const { track } = pickTrack(tracks, request.lang, defaultIndex)!;
   let translateTo = request.translate;
   if (translateTo && translateTo.toLowerCase() === track.languageCode.toLowerCase()) translateTo = undefined;
-  const chapters = chaptersFromDescription(info.basic_info.short_description, durationSeconds(info));
   const title = info.basic_info.title;
-  const base = { videoId: request.videoId, aiGenerated: false, durationSeconds: durationSeconds(info), availableLangs, ...(title ? { title } : {}), ...(chapters.length ? { chapters } : {}) };
+  const base = { videoId: request.videoId, aiGenerated: false, durationSeconds: durationSeconds(info), availableLangs, ...(title ? { title } : {}) };
   const offered = translateTo ? translationLanguages.find((code) => code.toLowerCase() === translateTo!.toLowerCase()) : undefined;
   if (translateTo && (!track.isTranslatable || !offered) && !deps.translator) {
     throw new GleanerError(
@@ -197,12 +202,15 @@ async function fromTracks(
     failures.empty.push(client);
     return undefined;
   }
+  // Asked only once a transcript is certain: a client whose captions fail costs no watch request.
+  const chapters = await chaptersOf(info);
+  const described = { ...base, ...(chapters.length ? { chapters } : {}) };
   if (translateTo && !byYoutube) {
     const translated = await deps.translator!(segments, translateTo);
-    return { ...base, lang: translateTo, translatedTo: translateTo, translatedBy: 'ai', segments: translated };
+    return { ...described, lang: translateTo, translatedTo: translateTo, translatedBy: 'ai', segments: translated };
   }
   return {
-    ...base,
+    ...described,
     lang: byYoutube ?? track.languageCode,
     ...(byYoutube ? { translatedTo: byYoutube, translatedBy: 'youtube' as const } : {}),
     segments,
