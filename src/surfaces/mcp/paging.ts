@@ -170,17 +170,6 @@ function omit(value: unknown, path: Path): unknown {
   return path.length === 1 ? rest : { ...rest, [path[0]]: omit(inner, path.slice(1)) };
 }
 
-/** A JSON schema without the property at `path`, through its anyOf branches. */
-function omitProperty(schema: Record<string, unknown>, path: Path): Record<string, unknown> {
-  if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: schema.anyOf.map((branch) => omitProperty(branch, path)) };
-  const properties = schema.properties as Record<string, Record<string, unknown>> | undefined;
-  if (!properties || !(path[0] in properties)) return schema;
-  const { [path[0]]: inner, ...rest } = properties;
-  if (path.length > 1) return { ...schema, properties: { ...rest, [path[0]]: omitProperty(inner, path.slice(1)) } };
-  const required = (schema.required as string[] | undefined)?.filter((name) => name !== path[0]);
-  return { ...schema, properties: rest, ...(required ? { required } : {}) };
-}
-
 /** A range in seconds: chapters named in it resolved against the reply's chapters. */
 function inSeconds(body: unknown, range: RangeRequest): Range {
   return namesChapter(range) ? chapterRange(range, chaptersOf(body)) : (range as Range);
@@ -283,11 +272,15 @@ export function createPager(app: App, listed: Listed = () => true): Pager {
       return { ...rest, properties };
     },
 
-    outputSchema(operation, full) {
-      if (!shape(operation)) return full;
-      const schema = isCompacted(operation) ? COMPACTED.reduce(omitProperty, full) : full;
-      const withCursor = (branch: Record<string, unknown>): Record<string, unknown> =>
-        branch.type === 'object' && branch.properties ? { ...branch, properties: { ...(branch.properties as object), nextCursor: { type: 'string' } } } : branch;
+    outputSchema(operation, schema) {
+      if (!shape(operation)) return schema;
+      // A listed output names the reply's own fields only (schemas.ts): the compacted ones go at its top.
+      const dropped = new Set(isCompacted(operation) ? COMPACTED.map((path) => path.join('.')) : []);
+      const withCursor = (branch: Record<string, unknown>): Record<string, unknown> => {
+        if (branch.type !== 'object' || !branch.properties) return branch;
+        const kept = Object.entries(branch.properties as object).filter(([name]) => !dropped.has(name));
+        return { ...branch, properties: { ...Object.fromEntries(kept), nextCursor: { type: 'string' } } };
+      };
       return Array.isArray(schema.anyOf) ? { ...schema, anyOf: (schema.anyOf as Record<string, unknown>[]).map(withCursor) } : withCursor(schema);
     },
 

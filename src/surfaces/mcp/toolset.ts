@@ -30,25 +30,17 @@ export interface ToolCallContext {
   startJobs?: boolean;
 }
 
-export interface ToolOutcome {
+/** A reply's page (see paging.ts), or an error: its envelope as body, its one block `CODE: message`. */
+export interface ToolOutcome extends PagedOutcome {
   isError: boolean;
-  /** The reply body, or the error envelope. */
-  body: unknown;
-  /** The text content: an error's one-line summary, or the reply's page as text (see paging.ts), all in one. */
-  text: string;
   /** The job the call started and left running (only with startJobs). */
   job?: JobRecord;
-  /** The same text as the result's text blocks (see PagedOutcome.blocks); absent: one block, `text`. */
-  blocks?: string[];
-  /** The page as data, for apps (the result's `_meta`, see PagedOutcome.page). */
-  page?: unknown;
   /** Images after the text (a web_scrape screenshot), on the first page of a reply only. */
   images?: Array<{ data: string; mimeType: 'image/png' }>;
 }
 
-/** The text blocks of a tool result. */
-export function textContent(outcome: ToolOutcome): Array<{ type: 'text'; text: string }> {
-  return (outcome.blocks ?? [outcome.text]).map((text) => ({ type: 'text' as const, text }));
+export function failure(error: { code: ErrorCode; message: string }, requestId: string = randomUUID()): ToolOutcome {
+  return { isError: true, body: { error: { code: error.code, message: error.message, requestId } }, blocks: [`${error.code}: ${error.message}`] };
 }
 
 /**
@@ -110,13 +102,7 @@ export function createToolSet(app: App): ToolSet {
     };
   });
 
-  const failure = (error: GleanerError | { code: ErrorCode; message: string }, requestId: string): ToolOutcome => ({
-    isError: true,
-    body: { error: { code: error.code, message: error.message, requestId } },
-    text: `${error.code}: ${error.message}`,
-  });
-
-  const success = (page: PagedOutcome): ToolOutcome => ({ isError: false, body: page.body, page: page.page, blocks: page.blocks, text: page.blocks.join('\n\n') });
+  const success = (page: PagedOutcome): ToolOutcome => ({ isError: false, ...page });
 
   /**
    * A reply naming a screenshot (web_scrape's) carries the PNG as an image block: read once here from
@@ -133,7 +119,7 @@ export function createToolSet(app: App): ToolSet {
   const ended = async (job: JobRecord, accountId: string): Promise<ToolOutcome | undefined> => {
     const operation = app.gate.operation(job.operation);
     if (job.status === 'completed' && operation) return success(await pager.first(operation, job.input, publicJob(job), undefined, accountId));
-    if (job.status === 'failed' && job.error) return failure(job.error, randomUUID());
+    if (job.status === 'failed' && job.error) return failure(job.error);
     return undefined;
   };
 
