@@ -237,8 +237,8 @@ function withStdioKeyHint(tools: ToolSet, keyConfigured: boolean): ToolSet {
     : 'Missing API key: set GLEANER_API_KEY in the environment of the Gleaner MCP server (in Claude Desktop, the "env" of its entry). Create one with "gleaner keys create".';
   return {
     ...tools,
-    async call(name, args, context) {
-      const outcome = await tools.call(name, args, context);
+    async call(...call: Parameters<ToolSet['call']>) {
+      const outcome = await tools.call(...call);
       const error = (outcome.body as { error?: { code?: string; message?: string; requestId?: string } })?.error;
       if (!outcome.isError || error?.code !== 'UNAUTHORIZED' || /GLEANER_API_KEY/.test(error.message ?? '')) return outcome;
       return failure({ code: 'UNAUTHORIZED', message }, error.requestId);

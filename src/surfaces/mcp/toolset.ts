@@ -68,16 +68,7 @@ export function increasingProgress(send: (progress: JobProgress) => void): (prog
   };
 }
 
-export interface ToolSet {
-  list(): ToolDescriptor[];
-  /** Whether a tool of that name exists (an unknown one is a protocol error, not a tool error). */
-  has(name: string): boolean;
-  call(name: string, args: unknown, context: ToolCallContext): Promise<ToolOutcome>;
-  /** A job of the caller's as a task: its record and, once it has ended, the tool result it gives. */
-  task(jobId: string, account: () => Promise<AccountRecord>): Promise<JobTask>;
-  /** Asks the job to stop (charged for what was done) and returns it as task() does. */
-  cancelTask(jobId: string, account: () => Promise<AccountRecord>): Promise<JobTask>;
-}
+export type ToolSet = ReturnType<typeof createToolSet>;
 
 export interface JobTask {
   job: JobRecord;
@@ -85,7 +76,7 @@ export interface JobTask {
   outcome?: ToolOutcome;
 }
 
-export function createToolSet(app: App): ToolSet {
+export function createToolSet(app: App) {
   const selected = selectOperations(app.operations, app.config.GLEANER_MCP_TOOLS);
   const names = new Set(selected.map((operation) => operation.name));
   const pager = createPager(app, (name) => names.has(name));
@@ -124,9 +115,10 @@ export function createToolSet(app: App): ToolSet {
   };
 
   return {
-    list: () => descriptors,
-    has: (name) => names.has(name),
-    async call(name, args, context) {
+    list: (): ToolDescriptor[] => descriptors,
+    /** Whether a tool of that name exists (an unknown one is a protocol error, not a tool error). */
+    has: (name: string) => names.has(name),
+    async call(name: string, args: unknown, context: ToolCallContext): Promise<ToolOutcome> {
       const requestId = randomUUID();
       const operation = app.gate.operation(name);
       const progress = context.progress && increasingProgress(context.progress);
@@ -172,12 +164,14 @@ export function createToolSet(app: App): ToolSet {
         return failure(error, requestId);
       }
     },
-    async task(jobId, account) {
+    /** A job of the caller's as a task: its record and, once it has ended, the tool result it gives. */
+    async task(jobId: string, account: () => Promise<AccountRecord>): Promise<JobTask> {
       const owner = await account();
       const job = await app.services.jobs.get(jobId, owner.id);
       return { job, outcome: await ended(job, owner.id) };
     },
-    async cancelTask(jobId, account) {
+    /** Asks the job to stop (charged for what was done) and returns it as task() does. */
+    async cancelTask(jobId: string, account: () => Promise<AccountRecord>): Promise<JobTask> {
       const owner = await account();
       const job = await app.services.jobs.cancel(jobId, owner.id, 0);
       return { job, outcome: await ended(job, owner.id) };
