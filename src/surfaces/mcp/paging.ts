@@ -145,40 +145,11 @@ export interface FirstPageOptions {
   waitedSeconds?: number;
 }
 
-export interface Pager {
-  /** The input schema a tool lists over MCP: the operation's, plus cursor and maxChars (and from/to for transcripts). */
-  inputSchema(operation: AnyOperation, schema: Record<string, unknown>): Record<string, unknown>;
-  /** The output schema a tool lists over MCP: the reply's, plus nextCursor. */
-  outputSchema(operation: AnyOperation, schema: Record<string, unknown>): Record<string, unknown>;
-  /** Takes the paging arguments out of a call's arguments (INVALID_REQUEST when they are wrong). */
-  split(operation: AnyOperation, args: unknown): { args: unknown; request?: PageRequest };
-  /** The first page of a reply the call just produced (kept for its next pages when there are any). */
-  first(operation: AnyOperation, args: unknown, body: unknown, request: PageRequest | undefined, accountId: string, options?: FirstPageOptions): Promise<PagedOutcome>;
-  /**
-   * Checks a call's chapter range against its reply (INVALID_REQUEST for a chapter the video lacks):
-   * run before the call is charged.
-   */
-  resolve(body: unknown, request: PageRequest | undefined): void;
-  /** The page a cursor points at, from the kept reply: no charge, one request of the key's page rate. */
-  next(operation: AnyOperation, args: unknown, request: PageRequest, account: AccountRecord): Promise<PagedOutcome>;
-}
-
 /** A copy of `value` without `path` (objects on the way copied; a missing path leaves it as it is). */
 function omit(value: unknown, path: Path): unknown {
   if (!value || typeof value !== 'object' || !(path[0] in value)) return value;
   const { [path[0]]: inner, ...rest } = value as Record<string, unknown>;
   return path.length === 1 ? rest : { ...rest, [path[0]]: omit(inner, path.slice(1)) };
-}
-
-/** A JSON schema without the property at `path`, through its anyOf branches. */
-function omitProperty(schema: Record<string, unknown>, path: Path): Record<string, unknown> {
-  if (Array.isArray(schema.anyOf)) return { ...schema, anyOf: schema.anyOf.map((branch) => omitProperty(branch, path)) };
-  const properties = schema.properties as Record<string, Record<string, unknown>> | undefined;
-  if (!properties || !(path[0] in properties)) return schema;
-  const { [path[0]]: inner, ...rest } = properties;
-  if (path.length > 1) return { ...schema, properties: { ...rest, [path[0]]: omitProperty(inner, path.slice(1)) } };
-  const required = (schema.required as string[] | undefined)?.filter((name) => name !== path[0]);
-  return { ...schema, properties: rest, ...(required ? { required } : {}) };
 }
 
 /** A range in seconds: chapters named in it resolved against the reply's chapters. */
@@ -187,7 +158,7 @@ function inSeconds(body: unknown, range: RangeRequest): Range {
 }
 
 /** `listed` says which tools the server lists, so a reply's text points only at those. */
-export function createPager(app: App, listed: Listed = () => true): Pager {
+export function createPager(app: App, listed: Listed = () => true) {
   const shapes = new Map<AnyOperation, Shape | undefined>();
   const shape = (operation: AnyOperation) => {
     if (!shapes.has(operation)) shapes.set(operation, shapeOf(operation, (name) => app.gate.operation(name)));
@@ -262,7 +233,8 @@ export function createPager(app: App, listed: Listed = () => true): Pager {
   }
 
   return {
-    inputSchema(operation, schema) {
+    /** The input schema a tool lists over MCP: the operation's, plus cursor and maxChars (and from/to for transcripts). */
+    inputSchema(operation: AnyOperation, schema: Record<string, unknown>): Record<string, unknown> {
       if (!shape(operation)) return schema;
       const properties: Record<string, unknown> = {
         ...(schema.properties as Record<string, unknown>),
@@ -283,15 +255,21 @@ export function createPager(app: App, listed: Listed = () => true): Pager {
       return { ...rest, properties };
     },
 
-    outputSchema(operation, full) {
-      if (!shape(operation)) return full;
-      const schema = isCompacted(operation) ? COMPACTED.reduce(omitProperty, full) : full;
-      const withCursor = (branch: Record<string, unknown>): Record<string, unknown> =>
-        branch.type === 'object' && branch.properties ? { ...branch, properties: { ...(branch.properties as object), nextCursor: { type: 'string' } } } : branch;
+    /** The output schema a tool lists over MCP: the reply's, plus nextCursor. */
+    outputSchema(operation: AnyOperation, schema: Record<string, unknown>): Record<string, unknown> {
+      if (!shape(operation)) return schema;
+      // A listed output names the reply's own fields only (schemas.ts): the compacted ones go at its top.
+      const dropped = new Set(isCompacted(operation) ? COMPACTED.map((path) => path.join('.')) : []);
+      const withCursor = (branch: Record<string, unknown>): Record<string, unknown> => {
+        if (branch.type !== 'object' || !branch.properties) return branch;
+        const kept = Object.entries(branch.properties as object).filter(([name]) => !dropped.has(name));
+        return { ...branch, properties: { ...Object.fromEntries(kept), nextCursor: { type: 'string' } } };
+      };
       return Array.isArray(schema.anyOf) ? { ...schema, anyOf: (schema.anyOf as Record<string, unknown>[]).map(withCursor) } : withCursor(schema);
     },
 
-    split(operation, args) {
+    /** Takes the paging arguments out of a call's arguments (INVALID_REQUEST when they are wrong). */
+    split(operation: AnyOperation, args: unknown): { args: unknown; request?: PageRequest } {
       if (!shape(operation) || !args || typeof args !== 'object' || Array.isArray(args)) return { args };
       const rest: Record<string, unknown> = { ...(args as Record<string, unknown>) };
       const given: Record<string, unknown> = {};
@@ -309,11 +287,13 @@ export function createPager(app: App, listed: Listed = () => true): Pager {
       return { args: rest, request: { cursor, maxChars, range: { from, to } } };
     },
 
-    resolve(body, request) {
+    /** Checks a call's chapter range against its reply (a chapter the video lacks is a 400): run before the call is charged. */
+    resolve(body: unknown, request: PageRequest | undefined): void {
       if (namesChapter(request?.range)) chapterRange(request!.range, chaptersOf(body));
     },
 
-    async first(operation, args, body, request, accountId, options) {
+    /** The first page of a reply the call just produced (kept for its next pages when there are any). */
+    async first(operation: AnyOperation, args: unknown, body: unknown, request: PageRequest | undefined, accountId: string, options?: FirstPageOptions): Promise<PagedOutcome> {
       const paging: Paging = { range: inSeconds(body, request?.range ?? {}), maxChars: request?.maxChars ?? defaultChars };
       const { layout, span } = pageOf(operation, body, paging, 0);
       if (!layout || !span || span.next === undefined) return render(operation, body as Record<string, unknown>, layout, span, paging, undefined, options);
@@ -338,7 +318,8 @@ export function createPager(app: App, listed: Listed = () => true): Pager {
       return render(operation, body as Record<string, unknown>, layout, span, paging, encodeCursor(cursor));
     },
 
-    async next(operation, args, request, account) {
+    /** The page a cursor points at, from the kept reply: no charge, one request of the key's page rate. */
+    async next(operation: AnyOperation, args: unknown, request: PageRequest, account: AccountRecord): Promise<PagedOutcome> {
       const cursor = decodeCursor(request.cursor!, operation.name);
       // Checked before anything is read: a cursor given to another key reads nothing, and says so
       // without telling whether that key's reply is still kept.

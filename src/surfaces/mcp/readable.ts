@@ -50,8 +50,7 @@ function accountText(account: Reply, listed: Listed): string[] {
   const credits = account.unlimited
     ? `unlimited credits (${number(account.creditsUsed)} used this period)`
     : `${number(account.credits)} credits left of ${number(account.monthlyCredits)} (${number(account.creditsUsed)} used)`;
-  const lines = [`Account ${account.id}: plan ${account.plan}, ${credits}; the credits renew at ${account.creditsResetAt}.`];
-  return [lines.join('\n'), listed('job_list') ? "Call job_list to see this key's jobs; each tool's description says what it costs." : "Each tool's description says what it costs."];
+  return [`Account ${account.id}: plan ${account.plan}, ${credits}; the credits renew at ${account.creditsResetAt}.`, listed('job_list') ? "Call job_list to see this key's jobs; each tool's description says what it costs." : "Each tool's description says what it costs."];
 }
 
 function jobListText(list: Reply, listed: Listed): string[] {

@@ -121,13 +121,7 @@ function typeOnly(schema: JsonSchema): JsonSchema | undefined {
 
 /** Branches cut to their type alone often coincide (the kinds of a search result): keep one of each. */
 function dedupe(branches: JsonSchema[]): JsonSchema[] {
-  const seen = new Set<string>();
-  return branches.filter((b) => {
-    const key = JSON.stringify(b);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  return [...new Map(branches.map((b) => [JSON.stringify(b), b])).values()];
 }
 
 export function mcpInputSchema(operation: AnyOperation): JsonSchema {

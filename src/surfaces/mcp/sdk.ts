@@ -4,11 +4,10 @@
  * 2026-07-28 requests (stateless, each carrying its version and client capabilities in `_meta`)
  * and 2025-era clients (an `initialize` handshake), over HTTP (http.ts) and stdio.
  */
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type ServerContext } from '@modelcontextprotocol/server';
 import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
-import { textContent, type JobTask, type ToolOutcome, type ToolSet } from './toolset.js';
+import { failure, type JobTask, type ToolOutcome, type ToolSet } from './toolset.js';
 import { PAGE_META } from './paging.js';
 import { APP_MIME_TYPE, APPS, readApp } from '../apps/apps.js';
 import { clientModelRounds, type RoundState } from './client-model.js';
@@ -48,11 +47,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function invalidArguments(): ToolOutcome {
-  const error = new GleanerError('INVALID_REQUEST', 'The tool arguments must be a JSON object of named parameters.');
-  return { isError: true, body: { error: { code: error.code, message: error.message, requestId: randomUUID() } }, text: `${error.code}: ${error.message}` };
-}
-
 /** The HTTP status a tool call's outcome stands for, for the request counter. */
 function outcomeStatus(outcome: ToolOutcome): string {
   if (!outcome.isError) return '200';
@@ -64,10 +58,11 @@ function outcomeStatus(outcome: ToolOutcome): string {
 export function callResult(outcome: ToolOutcome) {
   // structuredContent must match the tool's outputSchema, which describes successes (the MCP spec's
   // error results carry text only): an error has none.
-  if (outcome.isError) return { content: [{ type: 'text' as const, text: outcome.text }], isError: true };
+  const text = outcome.blocks.map((block) => ({ type: 'text' as const, text: block }));
+  if (outcome.isError) return { content: text, isError: true };
   const images = (outcome.images ?? []).map((image) => ({ type: 'image' as const, data: image.data, mimeType: image.mimeType }));
   const meta = outcome.page === undefined ? {} : { _meta: { [PAGE_META]: outcome.page } };
-  return { content: [...textContent(outcome), ...images], structuredContent: outcome.body as Record<string, unknown>, ...meta };
+  return { content: [...text, ...images], structuredContent: outcome.body as Record<string, unknown>, ...meta };
 }
 
 /** The capabilities a 2026-07-28 request declares in its own `_meta` (absent on 2025-era requests). */
@@ -162,7 +157,7 @@ export function createSdkServer(identity: ServerIdentity, tools: ToolSet, option
     // Absent arguments are no arguments; null, a string, an array or a number are a mistake.
     const args: unknown = params.arguments === undefined ? {} : params.arguments;
     if (!isPlainObject(args) || badArguments.has(ctx)) {
-      const outcome = invalidArguments();
+      const outcome = failure({ code: 'INVALID_REQUEST', message: 'The tool arguments must be a JSON object of named parameters.' });
       requestsTotal.inc({ surface: 'mcp', operation: params.name, status: outcomeStatus(outcome) });
       return callResult(outcome);
     }
@@ -242,11 +237,11 @@ function withStdioKeyHint(tools: ToolSet, keyConfigured: boolean): ToolSet {
     : 'Missing API key: set GLEANER_API_KEY in the environment of the Gleaner MCP server (in Claude Desktop, the "env" of its entry). Create one with "gleaner keys create".';
   return {
     ...tools,
-    async call(name, args, context) {
-      const outcome = await tools.call(name, args, context);
+    async call(...call: Parameters<ToolSet['call']>) {
+      const outcome = await tools.call(...call);
       const error = (outcome.body as { error?: { code?: string; message?: string; requestId?: string } })?.error;
       if (!outcome.isError || error?.code !== 'UNAUTHORIZED' || /GLEANER_API_KEY/.test(error.message ?? '')) return outcome;
-      return { isError: true, body: { error: { code: 'UNAUTHORIZED', message, requestId: error.requestId } }, text: `UNAUTHORIZED: ${message}` };
+      return failure({ code: 'UNAUTHORIZED', message }, error.requestId);
     },
   };
 }

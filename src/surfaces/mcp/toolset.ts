@@ -30,25 +30,17 @@ export interface ToolCallContext {
   startJobs?: boolean;
 }
 
-export interface ToolOutcome {
+/** A reply's page (see paging.ts), or an error: its envelope as body, its one block `CODE: message`. */
+export interface ToolOutcome extends PagedOutcome {
   isError: boolean;
-  /** The reply body, or the error envelope. */
-  body: unknown;
-  /** The text content: an error's one-line summary, or the reply's page as text (see paging.ts), all in one. */
-  text: string;
   /** The job the call started and left running (only with startJobs). */
   job?: JobRecord;
-  /** The same text as the result's text blocks (see PagedOutcome.blocks); absent: one block, `text`. */
-  blocks?: string[];
-  /** The page as data, for apps (the result's `_meta`, see PagedOutcome.page). */
-  page?: unknown;
   /** Images after the text (a web_scrape screenshot), on the first page of a reply only. */
   images?: Array<{ data: string; mimeType: 'image/png' }>;
 }
 
-/** The text blocks of a tool result. */
-export function textContent(outcome: ToolOutcome): Array<{ type: 'text'; text: string }> {
-  return (outcome.blocks ?? [outcome.text]).map((text) => ({ type: 'text' as const, text }));
+export function failure(error: { code: ErrorCode; message: string }, requestId: string = randomUUID()): ToolOutcome {
+  return { isError: true, body: { error: { code: error.code, message: error.message, requestId } }, blocks: [`${error.code}: ${error.message}`] };
 }
 
 /**
@@ -76,16 +68,7 @@ export function increasingProgress(send: (progress: JobProgress) => void): (prog
   };
 }
 
-export interface ToolSet {
-  list(): ToolDescriptor[];
-  /** Whether a tool of that name exists (an unknown one is a protocol error, not a tool error). */
-  has(name: string): boolean;
-  call(name: string, args: unknown, context: ToolCallContext): Promise<ToolOutcome>;
-  /** A job of the caller's as a task: its record and, once it has ended, the tool result it gives. */
-  task(jobId: string, account: () => Promise<AccountRecord>): Promise<JobTask>;
-  /** Asks the job to stop (charged for what was done) and returns it as task() does. */
-  cancelTask(jobId: string, account: () => Promise<AccountRecord>): Promise<JobTask>;
-}
+export type ToolSet = ReturnType<typeof createToolSet>;
 
 export interface JobTask {
   job: JobRecord;
@@ -93,7 +76,7 @@ export interface JobTask {
   outcome?: ToolOutcome;
 }
 
-export function createToolSet(app: App): ToolSet {
+export function createToolSet(app: App) {
   const selected = selectOperations(app.operations, app.config.GLEANER_MCP_TOOLS);
   const names = new Set(selected.map((operation) => operation.name));
   const pager = createPager(app, (name) => names.has(name));
@@ -110,13 +93,7 @@ export function createToolSet(app: App): ToolSet {
     };
   });
 
-  const failure = (error: GleanerError | { code: ErrorCode; message: string }, requestId: string): ToolOutcome => ({
-    isError: true,
-    body: { error: { code: error.code, message: error.message, requestId } },
-    text: `${error.code}: ${error.message}`,
-  });
-
-  const success = (page: PagedOutcome): ToolOutcome => ({ isError: false, body: page.body, page: page.page, blocks: page.blocks, text: page.blocks.join('\n\n') });
+  const success = (page: PagedOutcome): ToolOutcome => ({ isError: false, ...page });
 
   /**
    * A reply naming a screenshot (web_scrape's) carries the PNG as an image block: read once here from
@@ -133,14 +110,15 @@ export function createToolSet(app: App): ToolSet {
   const ended = async (job: JobRecord, accountId: string): Promise<ToolOutcome | undefined> => {
     const operation = app.gate.operation(job.operation);
     if (job.status === 'completed' && operation) return success(await pager.first(operation, job.input, publicJob(job), undefined, accountId));
-    if (job.status === 'failed' && job.error) return failure(job.error, randomUUID());
+    if (job.status === 'failed' && job.error) return failure(job.error);
     return undefined;
   };
 
   return {
-    list: () => descriptors,
-    has: (name) => names.has(name),
-    async call(name, args, context) {
+    list: (): ToolDescriptor[] => descriptors,
+    /** Whether a tool of that name exists (an unknown one is a protocol error, not a tool error). */
+    has: (name: string) => names.has(name),
+    async call(name: string, args: unknown, context: ToolCallContext): Promise<ToolOutcome> {
       const requestId = randomUUID();
       const operation = app.gate.operation(name);
       const progress = context.progress && increasingProgress(context.progress);
@@ -186,12 +164,14 @@ export function createToolSet(app: App): ToolSet {
         return failure(error, requestId);
       }
     },
-    async task(jobId, account) {
+    /** A job of the caller's as a task: its record and, once it has ended, the tool result it gives. */
+    async task(jobId: string, account: () => Promise<AccountRecord>): Promise<JobTask> {
       const owner = await account();
       const job = await app.services.jobs.get(jobId, owner.id);
       return { job, outcome: await ended(job, owner.id) };
     },
-    async cancelTask(jobId, account) {
+    /** Asks the job to stop (charged for what was done) and returns it as task() does. */
+    async cancelTask(jobId: string, account: () => Promise<AccountRecord>): Promise<JobTask> {
       const owner = await account();
       const job = await app.services.jobs.cancel(jobId, owner.id, 0);
       return { job, outcome: await ended(job, owner.id) };
