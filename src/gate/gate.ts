@@ -1,6 +1,6 @@
 /**
  * The gate: the one path every call takes, whichever surface it came from.
- * key -> plan -> rate -> input -> credits -> run -> charge -> headers.
+ * key -> plan -> input -> rate -> credits -> run -> charge -> headers (rate before input for a caller's schema).
  */
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
@@ -135,12 +135,14 @@ export class Gate {
       );
     }
 
-    // The rate is taken before the input is parsed: parsing compiles a caller's JSON Schema, and a
-    // refused call is a request too (429 when over), so refusals cannot be sent faster than calls.
-    const rate = await this.rate.take(account.id, account.plan);
+    // A caller's JSON Schema is real work to check (size, depth, the meta-schema) even when it is refused, so a
+    // call carrying one takes its rate token first: such refusals cannot come faster than calls (429 when over).
+    // Other bad input is refused before the rate, as before: a typo does not cost one of the minute's requests.
+    let rate = carriesSchema(rawInput) ? await this.rate.take(account.id, account.plan) : undefined;
     const input = this.parseInput(operation, rawInput);
     const signal = options.signal ?? new AbortController().signal;
     await operation.check?.(input, { account, services: this.services, sampling: options.sampling, signal });
+    rate ??= await this.rate.take(account.id, account.plan);
 
     const held = new HeldCredits(this.services.accounts, account.id);
     try {
@@ -349,4 +351,9 @@ class HeldCredits {
     if (this.reservation) await this.accounts.release(this.reservation);
     this.reservation = undefined;
   }
+}
+
+/** Whether a call's raw input carries a caller's JSON Schema (web_scrape's `schema`, video_analysis's). */
+function carriesSchema(rawInput: unknown): boolean {
+  return typeof rawInput === 'object' && rawInput !== null && (rawInput as { schema?: unknown }).schema !== undefined;
 }
