@@ -13,6 +13,8 @@
  * test/unit/deadline.test.ts checks both the rule and the behaviour under forced collections.
  */
 
+import { getEventListeners, getMaxListeners, setMaxListeners } from 'node:events';
+
 /** The longest delay one Node timer takes (a longer one fires at once, with a warning). */
 const TIMER_MAX_MS = 2 ** 31 - 1;
 
@@ -61,7 +63,12 @@ export function deadline(ms: number | undefined, ...sources: Array<AbortSignal |
   const already = given.find((source) => source.aborted);
   if (already) controller.abort(already.reason);
   else {
-    for (const source of given) source.addEventListener('abort', onSource, { once: true });
+    for (const source of given) {
+      // Many waits may share one source (a crawl's pages, a server's close) and each removes its listener when it
+      // ends, so their count is the waits under way: no leak for Node's warning at 10 listeners to report.
+      if (getEventListeners(source, 'abort').length >= getMaxListeners(source)) setMaxListeners(2 * getMaxListeners(source), source);
+      source.addEventListener('abort', onSource, { once: true });
+    }
     if (ms !== undefined && Number.isFinite(ms)) arm(Math.max(0, ms));
   }
   return {

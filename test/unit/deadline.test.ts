@@ -112,6 +112,22 @@ describe('deadline', () => {
     expect(getEventListeners(server.signal, 'abort')).toHaveLength(0);
   });
 
+  it("many waits under way on one signal (a crawl's pages) draw no leak warning, and each ends with it", () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const crawl = new AbortController();
+      const waits = Array.from({ length: 40 }, () => deadline(30_000, crawl.signal));
+      crawl.abort(new Error('cancelled'));
+      expect(waits.every((wait) => wait.signal.aborted && !wait.expired)).toBe(true);
+      expect(getEventListeners(crawl.signal, 'abort')).toHaveLength(0);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning')).toEqual([]);
+  });
+
   it('a deadline longer than one Node timer takes (24.8 days) waits it out rather than firing at once', () => {
     vi.useFakeTimers();
     const limit = deadline(2 ** 31 + 1_000);
