@@ -2,7 +2,9 @@
  * A process with the entry points' last line installed (src/cli/upstream-faults.ts), for
  * test/processes/net-crash.test.ts. Its argument says what it meets:
  *   - `undici`: 20 downloads through undici WITHOUT the HTTP/1 guard from a server that closes after
- *     each reply, written to disk: undici 7 throws `assert(!this.paused)` from a socket event;
+ *     each reply, written to disk behind a slow stage (a consumer slower than the socket, as ffmpeg reading a
+ *     download is): the close meets a paused body, and undici 7 throws `assert(!this.paused)` from a socket
+ *     event. With a consumer as fast as the socket the race is rarely met (a fast disk never met it in 20);
  *   - `bug`: an ordinary exception thrown from a timer (a programming error);
  *   - `rejection`: a promise of undici's left unhandled (a missing catch, also this program's fault).
  * It prints one JSON line `{ "done": ... }` on stdout when it ran to its end; logs go to stderr.
@@ -10,6 +12,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Agent, request } from 'undici';
 import { createLogger } from '../../src/log.js';
@@ -29,7 +32,8 @@ if (mode === 'undici') {
     try {
       const reply = await request(`${server.origin}/file.wav?n=${i}`, { dispatcher: agent, signal: AbortSignal.timeout(5_000) });
       const target = path.join(dir, `body-${i}`);
-      await pipeline(reply.body, fs.createWriteStream(target));
+      const slowStage = new Transform({ transform: (chunk, _encoding, done) => void setTimeout(() => done(null, chunk), 1) });
+      await pipeline(reply.body, slowStage, fs.createWriteStream(target));
       outcomes.push(fs.readFileSync(target).equals(file) ? 'whole' : 'partial');
     } catch (error) {
       outcomes.push(`failed: ${(error as Error).message}`);
