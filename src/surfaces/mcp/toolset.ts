@@ -157,7 +157,7 @@ export function createToolSet(app: App) {
         if (job.status === 'failed' && job.error) return failure(job.error, requestId);
         const waitedSeconds = app.config.GLEANER_MCP_WAIT_SECONDS;
         const message = `The job is still ${job.status} after ${waitedSeconds} s. Call job_status with jobId "${job.jobId}" to get its result.`;
-        return success(await pager.first(operation, input, { ...publicJob(job), message }, request, result.account.id, { waitedSeconds }));
+        return success(await pager.first(operation, input, { ...publicJob(job), message }, request, result.account.id, waitedSeconds));
       } catch (thrown) {
         const error = toGleanerError(thrown);
         if (error.code === 'INTERNAL_ERROR') app.log.error({ err: thrown, requestId, tool: name }, 'internal error in tool call');
