@@ -14,6 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import stringify from 'safe-stable-stringify';
 import type { App } from '../../app.js';
 import { GleanerError } from '../../errors.js';
 import { publicJob } from '../../jobs/jobs.js';
@@ -100,25 +101,12 @@ function keyTag(accountId: string): string {
   return createHash('sha256').update(`gleaner-mcp-cursor\0${accountId}`).digest('hex').slice(0, 12);
 }
 
-/** JSON with object keys in order, so equal arguments hash alike whatever order they came in. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 /** Whether `value` is what the operation takes for `name` when it is left out. */
 function isDefault(operation: AnyOperation, name: string, value: unknown): boolean {
   const field = operation.input instanceof z.ZodObject ? (operation.input.shape as Record<string, z.ZodType>)[name] : undefined;
   if (!field) return false;
   const parsed = field.safeParse(undefined);
-  return parsed.success && parsed.data !== undefined && canonical(parsed.data) === canonical(value);
+  return parsed.success && parsed.data !== undefined && stringify(parsed.data) === stringify(value);
 }
 
 /** The result `_meta` key of a page's full data (its segments, links), which hosts hand to an app, not to the model. */
@@ -151,19 +139,16 @@ function inSeconds(body: unknown, range: RangeRequest): Range {
 
 /** `listed` says which tools the server lists, so a reply's text points only at those. */
 export function createPager(app: App, listed: Listed = () => true) {
-  const shapes = new Map<AnyOperation, Shape | undefined>();
-  const shape = (operation: AnyOperation) => {
-    if (!shapes.has(operation)) shapes.set(operation, shapeOf(operation, (name) => app.gate.operation(name)));
-    return shapes.get(operation);
-  };
+  const shape = (operation: AnyOperation): Shape | undefined => shapeOf(operation, (name) => app.gate.operation(name));
   const defaultChars = app.config.GLEANER_MCP_PAGE_CHARS;
   const store = app.services.store;
   const keyOf = (accountId: string, entry: string) => `mcp:pages:${accountId}:${entry}`;
 
+  // Stable JSON (object keys in order), so equal arguments hash alike whatever order they came in.
   const entryOf = (operation: AnyOperation, args: unknown): string => {
     const parsed = operation.input.safeParse(args ?? {});
     return createHash('sha256')
-      .update(`${operation.name}\0${canonical(parsed.success ? parsed.data : args)}`)
+      .update(`${operation.name}\0${stringify(parsed.success ? parsed.data : args)}`)
       .digest('hex')
       .slice(0, 32);
   };
@@ -200,19 +185,14 @@ export function createPager(app: App, listed: Listed = () => true) {
     return isCompacted(operation) ? { body: COMPACTED.reduce<unknown>(omit, page), page, blocks } : { body: page, blocks };
   }
 
-  function layoutOf(operation: AnyOperation, body: unknown): Layout | undefined {
-    if (!body || typeof body !== 'object') return undefined;
+  function pageOf(operation: AnyOperation, body: unknown, paging: Paging, at: number) {
+    let layout: Layout | undefined;
     try {
-      return shape(operation)?.(body as Record<string, unknown>);
+      layout = body && typeof body === 'object' ? shape(operation)?.(body as Record<string, unknown>) : undefined;
     } catch (error) {
       // A reply the shape did not expect is shown whole rather than failing a call already charged.
       app.log.error({ err: error, tool: operation.name }, 'could not lay out a reply in pages');
-      return undefined;
     }
-  }
-
-  function pageOf(operation: AnyOperation, body: unknown, paging: Paging, at: number) {
-    const layout = layoutOf(operation, body);
     if (layout && at > layout.atoms.length) throw badCursor('it points past the end of the reply');
     return { layout, span: layout ? pageAt(layout.atoms, at, paging.maxChars, paging.range) : undefined };
   }

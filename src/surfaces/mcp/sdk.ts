@@ -152,9 +152,9 @@ export function createSdkServer(identity: ServerIdentity, tools: ToolSet, option
     // An unknown tool is a protocol error (JSON-RPC), not a failed call of a tool. Checked first:
     // nothing below may take the caller's name anywhere (a metric label, a log line) unchecked.
     if (!tools.has(params.name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 100)}. tools/list names the tools.`);
-    // Absent arguments are no arguments; null, a string, an array or a number are a mistake.
-    const args: unknown = params.arguments === undefined ? {} : params.arguments;
-    if (!isPlainObject(args) || badArguments.has(ctx)) {
+    // Absent arguments are no arguments; null, a string, an array or a number are a mistake (see GleanerServer).
+    const args = params.arguments ?? {};
+    if (badArguments.has(ctx)) {
       const outcome = failure({ code: 'INVALID_REQUEST', message: 'The tool arguments must be a JSON object of named parameters.' });
       requestsTotal.inc({ surface: 'mcp', operation: params.name, status: outcomeStatus(outcome) });
       return callResult(outcome);
