@@ -205,18 +205,15 @@ export function createPager(app: App, listed: Listed = () => true) {
     /** The input schema a tool lists over MCP: the operation's, plus cursor and maxChars (and from/to for transcripts). */
     inputSchema(operation: AnyOperation, schema: Record<string, unknown>): Record<string, unknown> {
       if (!shape(operation)) return schema;
-      const properties: Record<string, unknown> = {
+      // Seconds, or a chapter's number or title (a union, not a type array: some clients refuse those).
+      const point = { anyOf: [{ type: 'number' }, { type: 'string' }], description: 'Seconds or chapter' };
+      const properties = {
         ...(schema.properties as Record<string, unknown>),
         // Kept small: every listed tool costs context. The reply's footer says how to use the cursor.
         cursor: { type: 'string', description: 'nextCursor of the last page' },
         maxChars: { type: 'integer', minimum: MIN_PAGE_CHARS, maximum: MAX_PAGE_CHARS, description: 'Page size' },
+        ...(isTimed(operation) ? { from: point, to: point } : {}),
       };
-      if (isTimed(operation)) {
-        // Seconds, or a chapter's number or title (a union, not a type array: some clients refuse those).
-        const point = { anyOf: [{ type: 'number' }, { type: 'string' }], description: 'Seconds or chapter' };
-        properties.from = point;
-        properties.to = point;
-      }
       // No `required`: a next page is asked with the cursor alone, and clients that check arguments
       // against this schema (LangChain) refuse a call that leaves out a required one. The first
       // call's own checks (REST's, unchanged) still refuse a missing url: "url is required".
