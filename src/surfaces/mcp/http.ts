@@ -125,9 +125,10 @@ function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, option
     sessions.delete(id);
     void options.rounds.delete(named(id)).catch(() => undefined);
   };
-  const closeSession = (id: string, session: Session) => {
+  const closeSession = (id: string, session: Session, tell?: SessionEvent) => {
     forget(id);
     void session.server.close().catch(() => undefined);
+    tell?.({ owner: session.owner, sessionId: id, idleMs: Date.now() - session.lastSeen });
   };
 
   // Swept five times an idle period (at most once a minute): a session outlives idleMs by a fifth at most.
@@ -135,9 +136,7 @@ function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, option
     () => {
       const now = Date.now();
       for (const [id, session] of sessions) {
-        if (session.busy > 0 || session.streams > 0 || session.lastSeen >= now - idleMs) continue;
-        closeSession(id, session);
-        options.onIdleClosed?.({ owner: session.owner, sessionId: id, idleMs: now - session.lastSeen });
+        if (session.busy === 0 && session.streams === 0 && session.lastSeen < now - idleMs) closeSession(id, session, options.onIdleClosed);
       }
     },
     Math.min(Math.max(idleMs / 5, 100), 60_000),
@@ -150,9 +149,7 @@ function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, option
     const rank = (s: Session) => (s.streams > 0 ? 1 : 0);
     const idle = owned.filter(([, s]) => s.busy === 0).sort(([, a], [, b]) => rank(a) - rank(b) || a.lastSeen - b.lastSeen);
     if (idle.length === 0) return false;
-    const [id, session] = idle[0];
-    closeSession(id, session);
-    options.onEvicted?.({ owner, sessionId: id, idleMs: Date.now() - session.lastSeen });
+    closeSession(...idle[0], options.onEvicted);
     return true;
   }
 
