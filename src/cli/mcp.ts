@@ -26,7 +26,7 @@ export async function runMcp(config: Config, args: string[] = []): Promise<numbe
   } else {
     app.log.info({ store: app.services.store.location }, 'MCP over stdio: tool calls act as the key in GLEANER_API_KEY.');
   }
-  const close = await serveStdio(SERVER_IDENTITY, tools, account, key !== undefined, app.services.store, (error) => app.log.debug({ err: error }, 'MCP protocol error'));
+  const close = await serveStdio(SERVER_IDENTITY, tools, account, app.services.store, (error) => app.log.debug({ err: error }, 'MCP protocol error'));
   await Promise.race([untilSignal(), new Promise<void>((resolve) => process.stdin.once('close', () => resolve()))]);
   await close();
   await app.close();

@@ -15,13 +15,10 @@ import { samplingParams, sampledText, type SamplingParams } from './sampling.js'
 import { GleanerError } from '../../errors.js';
 import type { ChatModel } from '../../ai/chat.js';
 import type { AccountRecord } from '../../accounts/accounts.js';
+import type { Store } from '../../store/store.js';
 
-/** The store, as far as rounds need it. */
-export interface RoundState {
-  get<T>(key: string): Promise<T | undefined>;
-  set<T>(key: string, value: T, ttlMs?: number): Promise<void>;
-  delete(key: string): Promise<void>;
-}
+/** The store, as far as rounds (and cancels and sessions) need it. */
+export type RoundState = Pick<Store, 'get' | 'set' | 'delete'>;
 
 interface SavedRounds {
   ownerId: string;

@@ -16,14 +16,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-  createMcpHandler,
-  isLegacyRequest,
-  legacyStatelessFallback,
-  WebStandardStreamableHTTPServerTransport,
-  type McpRequestContext,
-  type Server,
-} from '@modelcontextprotocol/server';
+import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type McpHttpHandler, type McpRequestContext, type Server } from '@modelcontextprotocol/server';
 import { accountOfRequest, authInfoOf, createSdkServer, type ServerIdentity } from './sdk.js';
 import type { RoundState } from './client-model.js';
 import { Cancellations } from './cancels.js';
@@ -52,8 +45,6 @@ export interface McpHttpOptions {
   onerror?: (error: Error) => void;
 }
 
-type StatelessHandler = ReturnType<typeof legacyStatelessFallback>;
-
 /** How long the store names a session its process did not close (one killed with it). */
 const SESSION_NAMED_MS = 24 * 3_600_000;
 
@@ -70,8 +61,8 @@ interface Session {
 export function createMcpHttpHandler(identity: ServerIdentity, tools: ToolSet, options: McpHttpOptions) {
   const cancels = new Cancellations(options.rounds);
   const factory = (_ctx: McpRequestContext) => createSdkServer(identity, tools, { accountOf: accountOfRequest, rounds: options.rounds, cancels });
-  const modern = createMcpHandler(factory, { legacy: 'reject', onerror: options.onerror });
-  const stateless = legacyStatelessFallback(factory, options.onerror);
+  // Either era, each request on its own (2025-era ones through the SDK's stateless legacy fallback).
+  const stateless = createMcpHandler(factory, { onerror: options.onerror });
   const sessions = createSamplingSessions(identity, tools, options, cancels, stateless);
 
   async function handle(req: IncomingMessage, res: ServerResponse, body: unknown, owner: SessionOwner): Promise<void> {
@@ -84,20 +75,19 @@ export function createMcpHttpHandler(identity: ServerIdentity, tools: ToolSet, o
     if (cancelled !== undefined && owner.account) await cancels.cancel(owner.account.id, cancelled);
     const sessionId = req.headers['mcp-session-id'];
     const legacy = await isLegacyRequest(request, body ?? null);
-    const response = !legacy
-      ? await modern.fetch(request, { authInfo, parsedBody: body })
-      : typeof sessionId === 'string'
+    const response =
+      legacy && typeof sessionId === 'string'
         ? await sessions.serve(sessionId, request, body, owner, res)
-        : options.samplingSessions && req.method === 'POST' && declaresSampling(body)
+        : legacy && options.samplingSessions && req.method === 'POST' && declaresSampling(body)
           ? await sessions.open(request, body, owner, res)
-          : await stateless(request, { authInfo, parsedBody: body });
+          : await stateless.fetch(request, { authInfo, parsedBody: body });
     await sendResponse(res, response);
   }
 
   return {
     handle,
     async close() {
-      await modern.close();
+      await stateless.close();
       await sessions.close();
     },
   };
@@ -123,7 +113,7 @@ function declaresSampling(body: unknown): boolean {
  * whose client only holds its GET stream open); only when every session has a request in progress
  * is the new one refused. Idle sessions (nothing open) close after idleMs.
  */
-function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, options: McpHttpOptions, cancels: Cancellations, stateless: StatelessHandler) {
+function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, options: McpHttpOptions, cancels: Cancellations, stateless: McpHttpHandler) {
   const sessions = new Map<string, Session>();
   const opening = new Map<string, number>();
   const { idleMs, maxSessionsPerOwner: maxPerOwner } = options;
@@ -135,9 +125,10 @@ function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, option
     sessions.delete(id);
     void options.rounds.delete(named(id)).catch(() => undefined);
   };
-  const closeSession = (id: string, session: Session) => {
+  const closeSession = (id: string, session: Session, tell?: SessionEvent) => {
     forget(id);
     void session.server.close().catch(() => undefined);
+    tell?.({ owner: session.owner, sessionId: id, idleMs: Date.now() - session.lastSeen });
   };
 
   // Swept five times an idle period (at most once a minute): a session outlives idleMs by a fifth at most.
@@ -145,9 +136,7 @@ function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, option
     () => {
       const now = Date.now();
       for (const [id, session] of sessions) {
-        if (session.busy > 0 || session.streams > 0 || session.lastSeen >= now - idleMs) continue;
-        closeSession(id, session);
-        options.onIdleClosed?.({ owner: session.owner, sessionId: id, idleMs: now - session.lastSeen });
+        if (session.busy === 0 && session.streams === 0 && session.lastSeen < now - idleMs) closeSession(id, session, options.onIdleClosed);
       }
     },
     Math.min(Math.max(idleMs / 5, 100), 60_000),
@@ -160,9 +149,7 @@ function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, option
     const rank = (s: Session) => (s.streams > 0 ? 1 : 0);
     const idle = owned.filter(([, s]) => s.busy === 0).sort(([, a], [, b]) => rank(a) - rank(b) || a.lastSeen - b.lastSeen);
     if (idle.length === 0) return false;
-    const [id, session] = idle[0];
-    closeSession(id, session);
-    options.onEvicted?.({ owner, sessionId: id, idleMs: Date.now() - session.lastSeen });
+    closeSession(...idle[0], options.onEvicted);
     return true;
   }
 
@@ -179,7 +166,7 @@ function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, option
   async function serve(sessionId: string, request: Request, body: unknown, owner: SessionOwner, res: ServerResponse): Promise<Response> {
     const found = sessions.get(sessionId);
     if (!found || found.owner !== owner.id) {
-      if (!found && (await options.rounds.get(named(sessionId.slice(0, 100)))) === owner.id) return stateless(request, { authInfo: authInfoOf(owner.account), parsedBody: body });
+      if (!found && (await options.rounds.get(named(sessionId.slice(0, 100)))) === owner.id) return stateless.fetch(request, { authInfo: authInfoOf(owner.account), parsedBody: body });
       return jsonRpcError(404, -32001, 'Session not found: it expired or was closed. Start a new session with initialize.');
     }
     track(found, request.method, res);

@@ -19,6 +19,11 @@ function textAtoms(text: string, field: Path, item?: { list: Path; index: number
   return pieces(text).map((piece, i) => ({ text: i === 0 ? lead + piece : piece, field, piece, ...item }));
 }
 
+/** One atom per item of the list at `list`, each one line; `heading` goes before the first. */
+function itemAtoms<T>(items: T[], list: Path, line: (item: T, index: number) => string, heading = ''): Atom[] {
+  return items.map((item, index) => ({ text: `${index === 0 ? heading : ''}${line(item, index)}`, list, index }));
+}
+
 /**
  * "Speaker 1: " before a segment whose speaker differs from the one before: the endpoint's labels ("A",
  * "SPEAKER_00") numbered by first appearance, so a model reads who speaks without the provider's spelling.
@@ -66,7 +71,7 @@ function withChapters(atoms: Atom[], chapters: Array<{ title: string; start: num
   });
 }
 
-const transcript: Shape = (reply) => ({ header: transcriptHeader(reply), atoms: withChapters(contentAtoms(reply.content, ['content']), reply.chapters), paged: [['content']] });
+const transcript: Shape = (reply) => ({ header: transcriptHeader(reply), atoms: withChapters(contentAtoms(reply.content, ['content']), reply.chapters) });
 
 /** The change-tracking line of a scraped page (web_scrape's changeTracking), when it was asked. */
 function changeLine(page: Reply): string {
@@ -78,28 +83,29 @@ function changeLine(page: Reply): string {
 const DIFF_FIELD = ['changeTracking', 'diff'];
 
 /**
- * A page answer (format summary, answer or json): the answer after a line naming the page and the
- * model, as video analysis shows its own. A JSON answer is shown whole: half a JSON value is no answer.
+ * A model's answer (a page answer, a video analysis) after the lines naming what it answers and the
+ * model, and its notes. A text answer (given its field) pages like any text; a JSON answer (a schema
+ * was given) is one value, shown whole, pretty-printed: a model's answer is short, and half a JSON value is no answer.
  */
+function answer(heading: string, notes: string[] | undefined, value: unknown, field?: Path): Layout {
+  const header = `${heading}${(notes ?? []).map((note) => `Note: ${note}\n`).join('')}\n`;
+  return { header, atoms: field ? textAtoms(value as string, field) : [{ text: JSON.stringify(value, null, 2) ?? 'null' }] };
+}
+
+/** A page answer (web_scrape's format summary, answer or json). */
 const pageAnswer: Shape = (reply) => {
-  const notes = ((reply.warnings ?? []) as string[]).map((note) => `Note: ${note}\n`).join('');
-  const header = `# ${reply.title ?? reply.url}\n${reply.url}\n${reply.format} by ${reply.model}\n${notes}\n`;
-  if (reply.format === 'json') return { header, atoms: [{ text: JSON.stringify(reply.data, null, 2) ?? 'null' }], paged: [] };
-  return { header, atoms: textAtoms(reply.content, ['content']), paged: [['content']] };
+  const heading = `# ${reply.title ?? reply.url}\n${reply.url}\n${reply.format} by ${reply.model}\n`;
+  return reply.format === 'json' ? answer(heading, reply.warnings, reply.data) : answer(heading, reply.warnings, reply.content, ['content']);
 };
 
 const scrape: Shape = (reply) => {
   if (reply.model !== undefined) return pageAnswer(reply);
-  const links: Atom[] = (reply.urls as string[]).map((url, index) => ({ text: `${index === 0 ? '\n\nLinks on the page:\n' : ''}- ${url}\n`, list: ['urls'], index }));
+  const links = itemAtoms(reply.urls as string[], ['urls'], (url) => `- ${url}\n`, '\n\nLinks on the page:\n');
   const diff = reply.changeTracking?.diff as string | undefined;
   const diffAtoms = diff ? textAtoms(diff, DIFF_FIELD, undefined, 'Diff of the main text:\n') : [];
   // The blank line after the diff is text only: the diff field stays exactly what was computed.
   if (diffAtoms.length) diffAtoms[diffAtoms.length - 1] = { ...diffAtoms[diffAtoms.length - 1], text: `${diffAtoms[diffAtoms.length - 1].text}\n` };
-  return {
-    header: `# ${reply.title ?? reply.url}\n${reply.url}\n${changeLine(reply)}\n`,
-    atoms: [...diffAtoms, ...textAtoms(reply.content, ['content']), ...links],
-    paged: [...(diff ? [DIFF_FIELD] : []), ['content'], ['urls']],
-  };
+  return { header: `# ${reply.title ?? reply.url}\n${reply.url}\n${changeLine(reply)}\n`, atoms: [...diffAtoms, ...textAtoms(reply.content, ['content']), ...links] };
 };
 
 /** One page of a batch or a crawl: `## title`, its URL and `notes`, its content split, then a blank line. */
@@ -121,42 +127,37 @@ const scrapeBatch: Shape = (reply) => {
     return pageItemAtoms(page, ['page', 'content'], at, `${changeLine(page)}${diff}`);
   });
   const stats = reply.stats ? `: ${reply.stats.succeeded} pages, ${reply.stats.failed} failed, ${reply.creditsUsed} credits used${reply.stoppedOn ? ' (credits ran out)' : ''}` : '';
-  return { header: `Batch scrape of ${reply.results.length} URLs${stats}\n\n`, atoms, paged: [['results']] };
+  return { header: `Batch scrape of ${reply.results.length} URLs${stats}\n\n`, atoms };
 };
 
-const map: Shape = (reply) => ({
-  header: `${reply.urls.length} URLs\n\n`,
-  atoms: (reply.urls as string[]).map((url, index) => ({ text: `${url}\n`, list: ['urls'], index })),
-  paged: [['urls']],
-});
+const map: Shape = (reply) => ({ header: `${reply.urls.length} URLs\n\n`, atoms: itemAtoms(reply.urls as string[], ['urls'], (url) => `${url}\n`) });
 
 /** A crawl's pages then its failures (web_crawl's result; web_crawl_results shows a part of them). */
 const crawl: Shape = (reply) => {
   if (!Array.isArray(reply.pages)) return undefined;
   const pages = (reply.pages as Reply[]).flatMap((page, index) => pageItemAtoms(page, ['content'], { list: ['pages'], index }));
-  const failed = ((reply.failed ?? []) as Reply[]).map((item, index) => ({ text: `${index === 0 ? 'Failed:\n' : ''}- ${item.url}: ${item.error.code} ${item.error.message}\n`, list: ['failed'], index }));
+  const failed = itemAtoms((reply.failed ?? []) as Reply[], ['failed'], (item) => `- ${item.url}: ${item.error.code} ${item.error.message}\n`, 'Failed:\n');
   const stats = reply.stats ? `: ${reply.stats.pages} pages, ${reply.stats.failed} failed${reply.stoppedOn ? ' (stopped: credits ran out)' : ''}` : '';
-  return { header: `Crawl${reply.url ? ` of ${reply.url}` : ''}${stats}\n\n`, atoms: [...pages, ...failed], paged: [['pages'], ['failed']] };
+  return { header: `Crawl${reply.url ? ` of ${reply.url}` : ''}${stats}\n\n`, atoms: [...pages, ...failed] };
 };
 
 function count(n: number | null | undefined, what: string): string | undefined {
   return n === null || n === undefined ? undefined : `${n.toLocaleString('en-US')} ${what}`;
 }
 
-function searchLine(item: Reply, n: number): string {
+function searchLine(item: Reply, index: number): string {
   const facts =
     item.type === 'video'
       ? [item.channel?.name, item.duration === null ? undefined : clock(item.duration * 1000), count(item.viewCount, 'views'), item.uploadDate ?? item.publishedText, `https://www.youtube.com/watch?v=${item.id}`]
       : item.type === 'channel'
         ? [item.handle, count(item.subscriberCount, 'subscribers'), count(item.videoCount, 'videos'), `https://www.youtube.com/channel/${item.id}`]
         : [item.channel?.name, count(item.videoCount, 'videos'), `https://www.youtube.com/playlist?list=${item.id}`];
-  return `${n}. [${item.type}] ${item.title ?? item.name ?? item.id} — ${facts.filter(Boolean).join(' · ')}\n`;
+  return `${index + 1}. [${item.type}] ${item.title ?? item.name ?? item.id} — ${facts.filter(Boolean).join(' · ')}\n`;
 }
 
 const search: Shape = (reply) => ({
   header: `YouTube search "${reply.query}": ${reply.results.length} results${reply.nextPageToken ? ' (more with pageToken)' : ''}\n\n`,
-  atoms: (reply.results as Reply[]).map((item, index) => ({ text: searchLine(item, index + 1), list: ['results'], index })),
-  paged: [['results']],
+  atoms: itemAtoms(reply.results as Reply[], ['results'], searchLine),
 });
 
 const videoLists: Shape = (reply) => {
@@ -165,8 +166,8 @@ const videoLists: Shape = (reply) => {
     ['shortIds', 'Shorts', (id) => `https://www.youtube.com/shorts/${id}`],
     ['liveIds', 'Live', (id) => `https://www.youtube.com/watch?v=${id}`],
   ];
-  const atoms = lists.flatMap(([key, title, link]) => (reply[key] as string[]).map((id, index) => ({ text: `${index === 0 ? `${title}:\n` : ''}- ${link(id)}\n`, list: [key], index })));
-  return { header: `${reply.channelId ? `Channel ${reply.channelId}` : `Playlist ${reply.playlistId}`}${reply.complete ? '' : ' (incomplete: YouTube stopped answering)'}\n\n`, atoms, paged: lists.map(([key]) => [key]) };
+  const atoms = lists.flatMap(([key, title, link]) => itemAtoms(reply[key] as string[], [key], (id) => `- ${link(id)}\n`, `${title}:\n`));
+  return { header: `${reply.channelId ? `Channel ${reply.channelId}` : `Playlist ${reply.playlistId}`}${reply.complete ? '' : ' (incomplete: YouTube stopped answering)'}\n\n`, atoms };
 };
 
 /** One result per video: a transcript (split by segment), a video's facts, or an error. */
@@ -180,30 +181,19 @@ const batch: Shape = (reply) => {
     if (item.video) return [{ text: `${lead}${item.video.title ?? ''} — ${item.video.channel?.name ?? ''}${item.video.duration ? ` · ${clock(item.video.duration * 1000)}` : ''}\n\n`, ...at }];
     return [{ text: lead, ...at }];
   });
-  return { header: `${reply.results.length} results${reply.creditsUsed === undefined ? '' : `, ${reply.creditsUsed} credits used`}\n\n`, atoms, paged: [['results']] };
+  return { header: `${reply.results.length} results${reply.creditsUsed === undefined ? '' : `, ${reply.creditsUsed} credits used`}\n\n`, atoms };
 };
 
-/**
- * A video analysis: the model's answer after a line naming the video, the model and the frames, and
- * the notes. A text answer pages like any text; a JSON answer (a schema was given) is one value,
- * shown whole, pretty-printed: a model's answer is short, and half a JSON value is no answer.
- */
+/** A video analysis: its answer after a line naming the video, the model and the frames. */
 const analysis: Shape = (reply) => {
-  const frames = reply.frames?.count ? ` · ${reply.frames.count} frames` : '';
-  const notes = ((reply.notes ?? []) as string[]).map((note) => `Note: ${note}\n`).join('');
-  const header = `Analysis of ${reply.url} by ${reply.model}${frames}\n${notes}\n`;
-  if (typeof reply.data === 'string') return { header, atoms: textAtoms(reply.data, ['data']), paged: [['data']] };
-  return { header, atoms: [{ text: JSON.stringify(reply.data, null, 2) ?? 'null' }], paged: [] };
+  const heading = `Analysis of ${reply.url} by ${reply.model}${reply.frames?.count ? ` · ${reply.frames.count} frames` : ''}\n`;
+  return typeof reply.data === 'string' ? answer(heading, reply.notes, reply.data, ['data']) : answer(heading, reply.notes, reply.data);
 };
 
 /** A layout of the reply's `result` as a layout of the reply, under `header`. */
 function underResult(layout: Layout, header: string): Layout {
   const within = (path: Path | undefined) => (path ? ['result', ...path] : undefined);
-  return {
-    header: `${header}${layout.header}`,
-    atoms: layout.atoms.map((atom) => ({ ...atom, list: within(atom.list), field: atom.list ? atom.field : within(atom.field) })),
-    paged: layout.paged.map((path) => ['result', ...path]),
-  };
+  return { header: `${header}${layout.header}`, atoms: layout.atoms.map((atom) => ({ ...atom, list: within(atom.list), field: atom.list ? atom.field : within(atom.field) })) };
 }
 
 /** A job reply pages its result by the shape of the operation that ran it. */
@@ -232,18 +222,12 @@ const read: Shape = (reply) => {
 
 /** Search passages: numbered, each with its time, video title and link, then its lines quoted. */
 const transcriptSearch: Shape = (reply) => {
-  const passages = (reply.passages as Reply[]).map((item, index) => ({
-    text: `${index + 1}. [${item.time}] ${item.title ?? item.videoId} — ${item.link}\n${(item.text as string)
-      .split('\n')
-      .map((line) => `   > ${line}`)
-      .join('\n')}\n\n`,
-    list: ['passages'],
-    index,
-  }));
-  const failed = (reply.failed as Reply[]).map((item, index) => ({ text: `${index === 0 ? 'Not searched:\n' : ''}- ${item.url}: ${item.errorCode} ${item.message}\n`, list: ['failed'], index }));
+  const quoted = (text: string) => text.split('\n').map((line) => `   > ${line}`).join('\n');
+  const passages = itemAtoms(reply.passages as Reply[], ['passages'], (item, index) => `${index + 1}. [${item.time}] ${item.title ?? item.videoId} — ${item.link}\n${quoted(item.text)}\n\n`);
+  const failed = itemAtoms(reply.failed as Reply[], ['failed'], (item) => `- ${item.url}: ${item.errorCode} ${item.message}\n`, 'Not searched:\n');
   const { searched, kept, fetched } = reply.videos;
   const header = `Search "${reply.query}" in ${searched} videos (${kept} kept, ${fetched} fetched, ${reply.creditsUsed} credits): ${reply.passages.length} passages\n\n`;
-  return { header: passages.length ? header : `${header}No passage matches.\n`, atoms: [...passages, ...failed], paged: [['passages'], ['failed']] };
+  return { header: passages.length ? header : `${header}No passage matches.\n`, atoms: [...passages, ...failed] };
 };
 
 const BY_OUTPUT = new Map<unknown, Shape>([

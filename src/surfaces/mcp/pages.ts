@@ -26,12 +26,10 @@ export interface Atom {
   time?: number;
 }
 
-/** A reply laid out for paging: its atoms, the paged fields (emptied, then refilled per page), a header. */
+/** A reply laid out for paging: a header, then its long content as atoms (the lists and text fields they name are the paged ones). */
 export interface Layout {
   header: string;
   atoms: Atom[];
-  /** Paths of the reply's paged lists and text fields. */
-  paged: Path[];
 }
 
 /** Splits text into pieces of at most `max` characters, each ending at the best break in reach. */
@@ -126,39 +124,36 @@ function setIn<T>(value: T, path: Path, next: unknown): T {
 
 const emptied = (value: unknown) => (typeof value === 'string' ? '' : []);
 
-/** The reply as this page shows it: each paged field holds only the atoms of [start, end). */
+/** The reply as this page shows it: each list and text field the atoms come from holds only the atoms of [start, end). */
 export function pageBody<T>(reply: T, layout: Layout, span: Pick<PageSpan, 'start' | 'end'>): T {
-  let page = reply;
-  for (const path of layout.paged) {
-    const value = getIn(reply, path);
-    if (value !== undefined && value !== null) page = setIn(page, path, emptied(value));
-  }
-  // Items of each list as this page holds them, with the last item's index to extend its split field.
-  const lists = new Map<string, { path: Path; items: unknown[]; lastIndex: number }>();
-  const texts = new Map<string, { path: Path; parts: unknown[]; string: boolean }>();
+  // What each paged field holds on this page (items of a list, pieces of a text), with the index of a list's last item.
+  const fields = new Map<string, { path: Path; parts: unknown[]; lastIndex?: number }>();
+  const fieldAt = (path: Path) => {
+    const key = path.join('\0');
+    if (!fields.has(key)) fields.set(key, { path, parts: [] });
+    return fields.get(key)!;
+  };
+  // Every paged field is emptied, those with nothing on this page too.
+  for (const atom of layout.atoms) if (atom.list ?? atom.field) fieldAt(atom.list ?? atom.field!);
   for (const atom of layout.atoms.slice(span.start, span.end)) {
-    if (atom.list) {
-      const key = atom.list.join('\0');
-      let list = lists.get(key);
-      if (!list) lists.set(key, (list = { path: atom.list, items: [], lastIndex: -1 }));
+    if (!atom.list) {
+      if (atom.field) fieldAt(atom.field).parts.push(atom.piece);
+      continue;
+    }
+    const list = fieldAt(atom.list);
+    if (list.lastIndex !== atom.index) {
       const original = (getIn(reply, atom.list) as unknown[])[atom.index!];
-      if (list.lastIndex !== atom.index) {
-        list.items.push(atom.field ? setIn(original, atom.field, emptied(getIn(original, atom.field))) : original);
-        list.lastIndex = atom.index!;
-      }
-      if (atom.field) {
-        const at = list.items.length - 1;
-        const current = getIn(list.items[at], atom.field);
-        list.items[at] = setIn(list.items[at], atom.field, typeof current === 'string' ? current + String(atom.piece) : [...(current as unknown[]), atom.piece]);
-      }
-    } else if (atom.field) {
-      const key = atom.field.join('\0');
-      let text = texts.get(key);
-      if (!text) texts.set(key, (text = { path: atom.field, parts: [], string: typeof getIn(reply, atom.field) === 'string' }));
-      text.parts.push(atom.piece);
+      list.parts.push(atom.field ? setIn(original, atom.field, emptied(getIn(original, atom.field))) : original);
+      list.lastIndex = atom.index;
+    }
+    // An item split over several atoms (a crawled page's content) gets this page's pieces of its field.
+    if (atom.field) {
+      const at = list.parts.length - 1;
+      const current = getIn(list.parts[at], atom.field);
+      list.parts[at] = setIn(list.parts[at], atom.field, typeof current === 'string' ? current + String(atom.piece) : [...(current as unknown[]), atom.piece]);
     }
   }
-  for (const { path, items } of lists.values()) page = setIn(page, path, items);
-  for (const { path, parts, string } of texts.values()) page = setIn(page, path, string ? parts.join('') : parts);
+  let page = reply;
+  for (const { path, parts } of fields.values()) page = setIn(page, path, typeof getIn(reply, path) === 'string' ? parts.join('') : parts);
   return page;
 }

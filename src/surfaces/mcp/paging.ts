@@ -14,6 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import stringify from 'safe-stable-stringify';
 import type { App } from '../../app.js';
 import { GleanerError } from '../../errors.js';
 import { publicJob } from '../../jobs/jobs.js';
@@ -30,10 +31,8 @@ import { chapterRange, chaptersOf, namesChapter, type RangeRequest } from './cha
 export const PAGES_KEPT_MS = 30 * 60_000;
 /** A reply larger than this (as JSON) is not kept: its later pages need the call again. */
 const MAX_KEPT_CHARS = 32_000_000;
-export const MIN_PAGE_CHARS = 1_000;
-export const MAX_PAGE_CHARS = 100_000;
-
-const PAGING_KEYS = ['cursor', 'maxChars', 'from', 'to'] as const;
+const MIN_PAGE_CHARS = 1_000;
+const MAX_PAGE_CHARS = 100_000;
 
 /** Seconds, or a chapter (its number or title, see chapter-range.ts). */
 const timePoint = z.union([z.number().min(0).max(1e7), z.string().trim().min(1).max(200)]);
@@ -55,8 +54,8 @@ export interface PageRequest {
   range: RangeRequest;
 }
 
-/** A request with its page size settled and its range in seconds. */
-type Paging = Omit<PageRequest, 'maxChars' | 'range'> & { maxChars: number; range: Range };
+/** A request's page size settled and its range in seconds. */
+type Paging = { maxChars: number; range: Range };
 
 /**
  * What a cursor holds: the tool, the reply's entry (a hash of the arguments), where the page starts,
@@ -102,25 +101,12 @@ function keyTag(accountId: string): string {
   return createHash('sha256').update(`gleaner-mcp-cursor\0${accountId}`).digest('hex').slice(0, 12);
 }
 
-/** JSON with object keys in order, so equal arguments hash alike whatever order they came in. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 /** Whether `value` is what the operation takes for `name` when it is left out. */
 function isDefault(operation: AnyOperation, name: string, value: unknown): boolean {
   const field = operation.input instanceof z.ZodObject ? (operation.input.shape as Record<string, z.ZodType>)[name] : undefined;
   if (!field) return false;
   const parsed = field.safeParse(undefined);
-  return parsed.success && parsed.data !== undefined && canonical(parsed.data) === canonical(value);
+  return parsed.success && parsed.data !== undefined && stringify(parsed.data) === stringify(value);
 }
 
 /** The result `_meta` key of a page's full data (its segments, links), which hosts hand to an app, not to the model. */
@@ -139,12 +125,6 @@ export interface PagedOutcome {
   blocks: string[];
 }
 
-/** How the first page of a reply came about, for its text. */
-export interface FirstPageOptions {
-  /** A job handle returned after waiting this long. */
-  waitedSeconds?: number;
-}
-
 /** A copy of `value` without `path` (objects on the way copied; a missing path leaves it as it is). */
 function omit(value: unknown, path: Path): unknown {
   if (!value || typeof value !== 'object' || !(path[0] in value)) return value;
@@ -159,19 +139,16 @@ function inSeconds(body: unknown, range: RangeRequest): Range {
 
 /** `listed` says which tools the server lists, so a reply's text points only at those. */
 export function createPager(app: App, listed: Listed = () => true) {
-  const shapes = new Map<AnyOperation, Shape | undefined>();
-  const shape = (operation: AnyOperation) => {
-    if (!shapes.has(operation)) shapes.set(operation, shapeOf(operation, (name) => app.gate.operation(name)));
-    return shapes.get(operation);
-  };
+  const shape = (operation: AnyOperation): Shape | undefined => shapeOf(operation, (name) => app.gate.operation(name));
   const defaultChars = app.config.GLEANER_MCP_PAGE_CHARS;
   const store = app.services.store;
   const keyOf = (accountId: string, entry: string) => `mcp:pages:${accountId}:${entry}`;
 
+  // Stable JSON (object keys in order), so equal arguments hash alike whatever order they came in.
   const entryOf = (operation: AnyOperation, args: unknown): string => {
     const parsed = operation.input.safeParse(args ?? {});
     return createHash('sha256')
-      .update(`${operation.name}\0${canonical(parsed.success ? parsed.data : args)}`)
+      .update(`${operation.name}\0${stringify(parsed.success ? parsed.data : args)}`)
       .digest('hex')
       .slice(0, 32);
   };
@@ -187,24 +164,17 @@ export function createPager(app: App, listed: Listed = () => true) {
     return given.length === 0 || entryOf(operation, args) === entry;
   }
 
-  function render(operation: AnyOperation, body: Record<string, unknown>, layout: Layout | undefined, span: PageSpan | undefined, request: Paging, cursor?: string, options: FirstPageOptions = {}): PagedOutcome {
+  /** `waitedSeconds`: the reply is a job handle returned after waiting this long. */
+  function render(operation: AnyOperation, body: Record<string, unknown>, layout: Layout | undefined, span: PageSpan | undefined, paging: Paging, cursor?: string, waitedSeconds?: number): PagedOutcome {
     // A reply with nothing to page (an account, a video's facts, a running job) is shown whole:
     // in words where it has a reading of its own, else as its JSON.
-    if (!layout || !span) return { body, blocks: readableBlocks(operation, body, listed, options.waitedSeconds) ?? [JSON.stringify(body)] };
-    const whole = span.start === 0 && span.next === undefined && request.range.from === undefined && request.range.to === undefined;
+    if (!layout || !span) return { body, blocks: readableBlocks(operation, body, listed, waitedSeconds) ?? [JSON.stringify(body)] };
+    const { from, to } = paging.range;
+    const ranged = from !== undefined || to !== undefined;
+    const whole = span.start === 0 && span.next === undefined && !ranged;
     const page = { ...(whole ? body : pageBody(body, layout, span)), ...(cursor ? { nextCursor: cursor } : {}) };
-
-    const { from, to } = request.range;
-    const text =
-      span.start < span.end
-        ? layout.atoms
-            .slice(span.start, span.end)
-            .map((atom) => atom.text)
-            .join('')
-        : from !== undefined || to !== undefined
-          ? '(nothing in this part)'
-          : '';
-    const part = from !== undefined || to !== undefined ? ` of the part from ${clock((from ?? 0) * 1000)}${to === undefined ? '' : ` to ${clock(to * 1000)}`}` : '';
+    const text = layout.atoms.slice(span.start, span.end).map((atom) => atom.text).join('') || (ranged ? '(nothing in this part)' : '');
+    const part = ranged ? ` of the part from ${clock((from ?? 0) * 1000)}${to === undefined ? '' : ` to ${clock(to * 1000)}`}` : '';
     // Every page says where it stands, the only page too: the footer is the text's second block.
     const footer = cursor
       ? `[Page ${span.number} of ${span.of}${part}. For the next page call ${operation.name} with cursor="${cursor}".]`
@@ -215,39 +185,35 @@ export function createPager(app: App, listed: Listed = () => true) {
     return isCompacted(operation) ? { body: COMPACTED.reduce<unknown>(omit, page), page, blocks } : { body: page, blocks };
   }
 
-  function layoutOf(operation: AnyOperation, body: unknown): Layout | undefined {
-    if (!body || typeof body !== 'object') return undefined;
+  function pageOf(operation: AnyOperation, body: unknown, paging: Paging, at: number) {
+    let layout: Layout | undefined;
     try {
-      return shape(operation)?.(body as Record<string, unknown>);
+      layout = body && typeof body === 'object' ? shape(operation)?.(body as Record<string, unknown>) : undefined;
     } catch (error) {
       // A reply the shape did not expect is shown whole rather than failing a call already charged.
       app.log.error({ err: error, tool: operation.name }, 'could not lay out a reply in pages');
-      return undefined;
     }
+    if (layout && at > layout.atoms.length) throw badCursor('it points past the end of the reply');
+    return { layout, span: layout ? pageAt(layout.atoms, at, paging.maxChars, paging.range) : undefined };
   }
 
-  function pageOf(operation: AnyOperation, body: unknown, request: Paging, at: number) {
-    const layout = layoutOf(operation, body);
-    if (layout && at > layout.atoms.length) throw badCursor('it points past the end of the reply');
-    return { layout, span: layout ? pageAt(layout.atoms, at, request.maxChars, request.range) : undefined };
-  }
+  /** The cursor of the page after `span` (none after the last): `cursor` with where that page starts and how it is cut. */
+  const cursorAfter = (cursor: Omit<Cursor, 'p' | 'm' | 'f' | 'u'>, span: PageSpan, paging: Paging) =>
+    span.next === undefined ? undefined : encodeCursor({ ...cursor, p: span.next, m: paging.maxChars, f: paging.range.from, u: paging.range.to });
 
   return {
     /** The input schema a tool lists over MCP: the operation's, plus cursor and maxChars (and from/to for transcripts). */
     inputSchema(operation: AnyOperation, schema: Record<string, unknown>): Record<string, unknown> {
       if (!shape(operation)) return schema;
-      const properties: Record<string, unknown> = {
+      // Seconds, or a chapter's number or title (a union, not a type array: some clients refuse those).
+      const point = { anyOf: [{ type: 'number' }, { type: 'string' }], description: 'Seconds or chapter' };
+      const properties = {
         ...(schema.properties as Record<string, unknown>),
         // Kept small: every listed tool costs context. The reply's footer says how to use the cursor.
         cursor: { type: 'string', description: 'nextCursor of the last page' },
         maxChars: { type: 'integer', minimum: MIN_PAGE_CHARS, maximum: MAX_PAGE_CHARS, description: 'Page size' },
+        ...(isTimed(operation) ? { from: point, to: point } : {}),
       };
-      if (isTimed(operation)) {
-        // Seconds, or a chapter's number or title (a union, not a type array: some clients refuse those).
-        const point = { anyOf: [{ type: 'number' }, { type: 'string' }], description: 'Seconds or chapter' };
-        properties.from = point;
-        properties.to = point;
-      }
       // No `required`: a next page is asked with the cursor alone, and clients that check arguments
       // against this schema (LangChain) refuse a call that leaves out a required one. The first
       // call's own checks (REST's, unchanged) still refuse a missing url: "url is required".
@@ -271,20 +237,15 @@ export function createPager(app: App, listed: Listed = () => true) {
     /** Takes the paging arguments out of a call's arguments (INVALID_REQUEST when they are wrong). */
     split(operation: AnyOperation, args: unknown): { args: unknown; request?: PageRequest } {
       if (!shape(operation) || !args || typeof args !== 'object' || Array.isArray(args)) return { args };
-      const rest: Record<string, unknown> = { ...(args as Record<string, unknown>) };
-      const given: Record<string, unknown> = {};
-      for (const key of PAGING_KEYS) {
-        if (key in rest) given[key] = rest[key];
-        delete rest[key];
-      }
-      const parsed = pagingArgs.safeParse(given);
+      const { cursor, maxChars, from, to, ...rest } = args as Record<string, unknown>;
+      const parsed = pagingArgs.safeParse({ cursor, maxChars, from, to });
       if (!parsed.success) throw new GleanerError('INVALID_REQUEST', describeIssues(parsed.error.issues));
-      const { cursor, maxChars, from, to } = parsed.data;
-      if (from !== undefined || to !== undefined) {
+      const paging = parsed.data;
+      if (paging.from !== undefined || paging.to !== undefined) {
         if (!isTimed(operation)) throw new GleanerError('INVALID_REQUEST', `from and to page transcripts by time; ${operation.name} takes cursor and maxChars.`);
         if (rest.text === true || rest.timestamps === false) throw new GleanerError('INVALID_REQUEST', 'from and to need timed segments: leave out text=true and timestamps=false, or page with cursor.');
       }
-      return { args: rest, request: { cursor, maxChars, range: { from, to } } };
+      return { args: rest, request: { cursor: paging.cursor, maxChars: paging.maxChars, range: { from: paging.from, to: paging.to } } };
     },
 
     /** Checks a call's chapter range against its reply (a chapter the video lacks is a 400): run before the call is charged. */
@@ -293,29 +254,18 @@ export function createPager(app: App, listed: Listed = () => true) {
     },
 
     /** The first page of a reply the call just produced (kept for its next pages when there are any). */
-    async first(operation: AnyOperation, args: unknown, body: unknown, request: PageRequest | undefined, accountId: string, options?: FirstPageOptions): Promise<PagedOutcome> {
+    async first(operation: AnyOperation, args: unknown, body: unknown, request: PageRequest | undefined, accountId: string, waitedSeconds?: number): Promise<PagedOutcome> {
       const paging: Paging = { range: inSeconds(body, request?.range ?? {}), maxChars: request?.maxChars ?? defaultChars };
       const { layout, span } = pageOf(operation, body, paging, 0);
-      if (!layout || !span || span.next === undefined) return render(operation, body as Record<string, unknown>, layout, span, paging, undefined, options);
+      if (span?.next === undefined) return render(operation, body as Record<string, unknown>, layout, span, paging, undefined, waitedSeconds);
       const entry = entryOf(operation, args);
-      const jobId = (body as { jobId?: unknown }).jobId;
-      const cursor: Cursor = {
-        v: 1,
-        t: operation.name,
-        e: entry,
-        p: span.next,
-        m: paging.maxChars,
-        f: paging.range.from,
-        u: paging.range.to,
-        j: typeof jobId === 'string' ? jobId : undefined,
-        k: keyTag(accountId),
-      };
-      const json = JSON.stringify(body);
       // Kept for its next pages (a job's can also be read back from its record, see next).
-      if (json.length <= MAX_KEPT_CHARS) {
+      if (JSON.stringify(body).length <= MAX_KEPT_CHARS) {
         await store.set(keyOf(accountId, entry), body, PAGES_KEPT_MS).catch((error) => app.log.warn({ err: error, tool: operation.name }, 'could not keep the pages of a reply'));
       }
-      return render(operation, body as Record<string, unknown>, layout, span, paging, encodeCursor(cursor));
+      const jobId = (body as { jobId?: unknown }).jobId;
+      const cursor = { v: 1 as const, t: operation.name, e: entry, j: typeof jobId === 'string' ? jobId : undefined, k: keyTag(accountId) };
+      return render(operation, body as Record<string, unknown>, layout, span, paging, cursorAfter(cursor, span, paging));
     },
 
     /** The page a cursor points at, from the kept reply: no charge, one request of the key's page rate. */
@@ -344,12 +294,10 @@ export function createPager(app: App, listed: Listed = () => true) {
       }
       const range = request.range.from !== undefined || request.range.to !== undefined ? inSeconds(body, request.range) : { from: cursor.f, to: cursor.u };
       // The page size of the call that began the paging, unless this call asks for another.
-      const maxChars = request.maxChars ?? cursor.m ?? defaultChars;
-      const paging: Paging = { ...request, maxChars, range };
+      const paging: Paging = { maxChars: request.maxChars ?? cursor.m ?? defaultChars, range };
       const { layout, span } = pageOf(operation, body, paging, cursor.p);
       if (!layout || !span) throw badCursor('the reply it points into has no pages');
-      const next = span.next === undefined ? undefined : encodeCursor({ ...cursor, p: span.next, m: maxChars, f: range.from, u: range.to });
-      return render(operation, body as Record<string, unknown>, layout, span, paging, next);
+      return render(operation, body as Record<string, unknown>, layout, span, paging, cursorAfter(cursor, span, paging));
     },
   };
 }

@@ -39,10 +39,8 @@ function jobText(job: Reply, listed: Listed, waitedSeconds?: number): string[] {
     }
     case 'failed':
       return [`Job ${job.jobId} (${job.operation}) failed: ${job.error?.code ?? 'ERROR'}: ${job.error?.message ?? ''}`, 'Nothing was charged. Fix what the message says and call the tool again.'];
-    case 'cancelled':
-      return [`Job ${job.jobId} (${job.operation}) was cancelled${progressOf(job)}; ${credits}.`, job.result ? '' : 'It has no result.'];
     default:
-      return [`Job ${job.jobId} (${job.operation}) ${job.status}${progressOf(job)}; ${credits}.`, job.result ? '' : 'It has no result.'];
+      return [`Job ${job.jobId} (${job.operation}) ${job.status === 'cancelled' ? 'was cancelled' : job.status}${progressOf(job)}; ${credits}.`, job.result ? '' : 'It has no result.'];
   }
 }
 

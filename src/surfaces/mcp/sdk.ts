@@ -5,7 +5,7 @@
  * and 2025-era clients (an `initialize` handshake), over HTTP (http.ts) and stdio.
  */
 import { z } from 'zod';
-import { ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type ServerContext } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type ServerContext } from '@modelcontextprotocol/server';
 import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
 import { failure, type JobTask, type ToolOutcome, type ToolSet } from './toolset.js';
 import { PAGE_META } from './paging.js';
@@ -35,8 +35,6 @@ interface SdkServerOptions {
   cancels?: Cancellations;
   rounds: RoundState;
 }
-
-const CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 
 /** How long a client may cache the tool list (it changes only with the server's configuration). */
 const TOOL_LIST_TTL_MS = 5 * 60_000;
@@ -68,7 +66,7 @@ export function callResult(outcome: ToolOutcome) {
 /** The capabilities a 2026-07-28 request declares in its own `_meta` (absent on 2025-era requests). */
 function requestCapabilities(ctx: ServerContext): Record<string, unknown> | undefined {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const declared = envelope?.[CLIENT_CAPABILITIES];
+  const declared = envelope?.[CLIENT_CAPABILITIES_META_KEY];
   return envelope ? (isPlainObject(declared) ? declared : {}) : undefined;
 }
 
@@ -154,9 +152,9 @@ export function createSdkServer(identity: ServerIdentity, tools: ToolSet, option
     // An unknown tool is a protocol error (JSON-RPC), not a failed call of a tool. Checked first:
     // nothing below may take the caller's name anywhere (a metric label, a log line) unchecked.
     if (!tools.has(params.name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 100)}. tools/list names the tools.`);
-    // Absent arguments are no arguments; null, a string, an array or a number are a mistake.
-    const args: unknown = params.arguments === undefined ? {} : params.arguments;
-    if (!isPlainObject(args) || badArguments.has(ctx)) {
+    // Absent arguments are no arguments; null, a string, an array or a number are a mistake (see GleanerServer).
+    const args = params.arguments ?? {};
+    if (badArguments.has(ctx)) {
       const outcome = failure({ code: 'INVALID_REQUEST', message: 'The tool arguments must be a JSON object of named parameters.' });
       requestsTotal.inc({ surface: 'mcp', operation: params.name, status: outcomeStatus(outcome) });
       return callResult(outcome);
@@ -188,31 +186,25 @@ export function createSdkServer(identity: ServerIdentity, tools: ToolSet, option
 
   // The Tasks extension (io.modelcontextprotocol/tasks): a task is a Gleaner job, kept in the store,
   // so any process answers for it. Only a request that declares the extension may use it.
-  const taskCall = (ctx: ServerContext, work: () => Promise<JobTask>) => {
+  const taskCall = (ctx: ServerContext, taskId: string, cancel = false): Promise<unknown> => {
     if (!declaresTasks(requestCapabilities(ctx))) {
       throw new ProtocolError(ProtocolErrorCode.MissingRequiredClientCapability, 'Missing required client capability', {
         requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
       });
     }
-    return work().then(
+    return tools.task(taskId, () => options.accountOf(ctx), cancel).then(
       // The inline result is a 2026-07-28 CallToolResult, which names its kind.
-      (task) => taskOf(task, (outcome) => ({ resultType: 'complete', ...callResult(outcome) })),
+      (task: JobTask) => taskOf(task, (outcome) => ({ resultType: 'complete', ...callResult(outcome) })),
       (error) => {
         if (error instanceof GleanerError && error.code === 'NOT_FOUND') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Failed to retrieve task: ${error.message}`);
         throw error;
       },
     );
   };
-  server.setRequestHandler('tasks/get', { params: TaskIdParams }, (p, ctx) => taskCall(ctx, () => tools.task(p.taskId, () => options.accountOf(ctx))) as never);
-  server.setRequestHandler('tasks/cancel', { params: TaskIdParams }, async (p, ctx) => {
-    await taskCall(ctx, () => tools.cancelTask(p.taskId, () => options.accountOf(ctx)));
-    return {};
-  });
+  server.setRequestHandler('tasks/get', { params: TaskIdParams }, (p, ctx) => taskCall(ctx, p.taskId) as never);
+  server.setRequestHandler('tasks/cancel', { params: TaskIdParams }, (p, ctx) => taskCall(ctx, p.taskId, true).then(() => ({})));
   // Gleaner's jobs never wait for input: an update is acknowledged once the task is known to be the caller's.
-  server.setRequestHandler('tasks/update', { params: TaskUpdateParams }, async (p, ctx) => {
-    await taskCall(ctx, () => tools.task(p.taskId, () => options.accountOf(ctx)));
-    return {};
-  });
+  server.setRequestHandler('tasks/update', { params: TaskUpdateParams }, (p, ctx) => taskCall(ctx, p.taskId).then(() => ({})));
   return server;
 }
 
@@ -221,29 +213,26 @@ export async function serveStdio(
   identity: ServerIdentity,
   tools: ToolSet,
   account: () => Promise<AccountRecord>,
-  keyConfigured: boolean,
   rounds: RoundState,
   onerror?: (error: Error) => void,
 ): Promise<() => Promise<void>> {
-  const keyed = withStdioKeyHint(tools, keyConfigured);
-  const handle = sdkServeStdio(() => createSdkServer(identity, keyed, { accountOf: account, rounds }), { onerror });
+  const handle = sdkServeStdio(() => createSdkServer(identity, tools, { accountOf: withStdioKeyHint(account), rounds }), { onerror });
   return () => handle.close();
 }
 
-/** Over stdio there are no headers: a key is fixed in the server's environment, so a refusal says where. */
-function withStdioKeyHint(tools: ToolSet, keyConfigured: boolean): ToolSet {
-  const message = keyConfigured
-    ? 'The key in GLEANER_API_KEY is unknown or revoked: set GLEANER_API_KEY in the environment of the Gleaner MCP server (in Claude Desktop, the "env" of its entry) to a key from "gleaner keys create", or remove it to act as the local owner of the store.'
-    : 'Missing API key: set GLEANER_API_KEY in the environment of the Gleaner MCP server (in Claude Desktop, the "env" of its entry). Create one with "gleaner keys create".';
-  return {
-    ...tools,
-    async call(...call: Parameters<ToolSet['call']>) {
-      const outcome = await tools.call(...call);
-      const error = (outcome.body as { error?: { code?: string; message?: string; requestId?: string } })?.error;
-      if (!outcome.isError || error?.code !== 'UNAUTHORIZED' || /GLEANER_API_KEY/.test(error.message ?? '')) return outcome;
-      return failure({ code: 'UNAUTHORIZED', message }, error.requestId);
-    },
-  };
+const STDIO_KEY_REFUSED =
+  'The key in GLEANER_API_KEY is unknown or revoked: set GLEANER_API_KEY in the environment of the Gleaner MCP server (in Claude Desktop, the "env" of its entry) to a key from "gleaner keys create", or remove it to act as the local owner of the store.';
+
+/**
+ * Over stdio there are no headers: a key is fixed in the server's environment, so a refusal says where.
+ * (Without a key the server acts as the local owner, whose own refusal already names GLEANER_API_KEY.)
+ */
+function withStdioKeyHint(account: () => Promise<AccountRecord>): () => Promise<AccountRecord> {
+  return () =>
+    account().catch((error: unknown) => {
+      if (error instanceof GleanerError && error.code === 'UNAUTHORIZED' && !/GLEANER_API_KEY/.test(error.message)) throw new GleanerError('UNAUTHORIZED', STDIO_KEY_REFUSED);
+      throw error;
+    });
 }
 
 /** An HTTP request acts as the account its key was checked for (the HTTP surface passes it as authInfo). */

@@ -106,14 +106,6 @@ export function createToolSet(app: App) {
     return data ? { ...outcome, images: [{ data, mimeType: 'image/png' }] } : outcome;
   };
 
-  /** What a job gives its tool once ended: the tool's reply (paged as a first call), or its error. */
-  const ended = async (job: JobRecord, accountId: string): Promise<ToolOutcome | undefined> => {
-    const operation = app.gate.operation(job.operation);
-    if (job.status === 'completed' && operation) return success(await pager.first(operation, job.input, publicJob(job), undefined, accountId));
-    if (job.status === 'failed' && job.error) return failure(job.error);
-    return undefined;
-  };
-
   return {
     list: (): ToolDescriptor[] => descriptors,
     /** Whether a tool of that name exists (an unknown one is a protocol error, not a tool error). */
@@ -157,24 +149,23 @@ export function createToolSet(app: App) {
         if (job.status === 'failed' && job.error) return failure(job.error, requestId);
         const waitedSeconds = app.config.GLEANER_MCP_WAIT_SECONDS;
         const message = `The job is still ${job.status} after ${waitedSeconds} s. Call job_status with jobId "${job.jobId}" to get its result.`;
-        return success(await pager.first(operation, input, { ...publicJob(job), message }, request, result.account.id, { waitedSeconds }));
+        return success(await pager.first(operation, input, { ...publicJob(job), message }, request, result.account.id, waitedSeconds));
       } catch (thrown) {
         const error = toGleanerError(thrown);
         if (error.code === 'INTERNAL_ERROR') app.log.error({ err: thrown, requestId, tool: name }, 'internal error in tool call');
         return failure(error, requestId);
       }
     },
-    /** A job of the caller's as a task: its record and, once it has ended, the tool result it gives. */
-    async task(jobId: string, account: () => Promise<AccountRecord>): Promise<JobTask> {
+    /**
+     * A job of the caller's as a task (`cancel`: asked to stop first, charged for what was done): its
+     * record and, once it has ended, the tool result it gives (its reply, paged as a first call, or its error).
+     */
+    async task(jobId: string, account: () => Promise<AccountRecord>, cancel = false): Promise<JobTask> {
       const owner = await account();
-      const job = await app.services.jobs.get(jobId, owner.id);
-      return { job, outcome: await ended(job, owner.id) };
-    },
-    /** Asks the job to stop (charged for what was done) and returns it as task() does. */
-    async cancelTask(jobId: string, account: () => Promise<AccountRecord>): Promise<JobTask> {
-      const owner = await account();
-      const job = await app.services.jobs.cancel(jobId, owner.id, 0);
-      return { job, outcome: await ended(job, owner.id) };
+      const job = cancel ? await app.services.jobs.cancel(jobId, owner.id, 0) : await app.services.jobs.get(jobId, owner.id);
+      const operation = app.gate.operation(job.operation);
+      if (job.status === 'completed' && operation) return { job, outcome: success(await pager.first(operation, job.input, publicJob(job), undefined, owner.id)) };
+      return { job, outcome: job.status === 'failed' && job.error ? failure(job.error) : undefined };
     },
   };
 }
