@@ -6,7 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { StoreFileError } from './sqlite.js';
-import type { ThreadReply, ThreadRequest } from './sqlite-worker.js';
+import type { FromThread, ThreadReply, ThreadRequest, ToThread } from './sqlite-worker.js';
 import type { AccountRef, CreditLedger } from './ledger.js';
 
 /** Remembered records and index targets, by key (only keys that exist get here): a bound all the same. */
@@ -56,7 +56,7 @@ export class SqliteThreadStore {
       reservations: () => this.call('reservations', []),
       adopt: (id, owner) => this.call('adopt', [id, owner]),
     };
-    worker.on('message', (reply: ThreadReply) => this.answer(reply));
+    worker.on('message', (reply: FromThread) => this.answer(reply));
     const stop = (why: string) => {
       this.stopped ??= new StoreFileError(location, `its thread stopped (${why})`);
       for (const { reject } of this.pending.values()) reject(this.stopped);
@@ -144,7 +144,9 @@ export class SqliteThreadStore {
     }
   }
 
-  private answer(reply: ThreadReply): void {
+  private answer(reply: FromThread): void {
+    // Every early answer of the round came before this; the steps they led to are sent by now.
+    if ('round' in reply) return void setImmediate(() => this.worker.postMessage({ answered: true } satisfies ToThread));
     const waiting = this.pending.get(reply.id);
     if (!waiting) return;
     this.pending.delete(reply.id);

@@ -12,10 +12,14 @@ import type { AccountRef } from './ledger.js';
 
 /** `hint`: the record the caller computed `allowance` for (ledger steps). */
 export type ThreadRequest = { id: number; method: string; args: unknown[]; hint?: { record: string; allowance: number | null } };
+/** What the event loop sends: a step, or that the early answers of a round were handled. */
+export type ToThread = ThreadRequest | { answered: true };
 
 export type ThreadError = { kind: 'file'; file: string; detail: string } | { kind: 'stale'; record?: string } | { kind: 'other'; message: string };
 
 export type ThreadReply = { id: number; value?: unknown; error?: ThreadError };
+/** What the thread sends: a step's answer, or that a round of early answers was sent. */
+export type FromThread = ThreadReply | { round: true };
 
 class StaleRecord extends Error {
   constructor(readonly record: string) {
@@ -46,6 +50,14 @@ async function main(): Promise<void> {
   const store = await SqliteStore.open(file).catch((error: unknown) => void port.postMessage({ id: 0, error: describe(error) } satisfies ThreadReply));
   if (!store) return;
   port.postMessage({ id: 0 } satisfies ThreadReply);
+  // A round of early answers is handled once the event loop says so (sqlite.ts): the messages it
+  // sends meanwhile (a keep after its reserve) join the transaction still open.
+  let handled: (() => void) | undefined;
+  store.file.answered = async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    port.postMessage({ round: true } satisfies FromThread);
+    await new Promise<void>((resolve) => (handled = resolve));
+  };
   const ledger = store.ledger;
   // Each method's own arguments, as sqlite-thread.ts sends them.
   type Args = any[];
@@ -64,7 +76,8 @@ async function main(): Promise<void> {
     adopt: ([id, owner]) => ledger.adopt(id, owner),
     close: () => store.close(),
   };
-  port.on('message', (request: ThreadRequest) => {
+  port.on('message', (request: ToThread) => {
+    if ('answered' in request) return handled?.();
     const method = methods[request.method];
     const step = method ? method(request.args, request.hint) : Promise.reject(new Error(`unknown store method ${request.method}`));
     step.then(

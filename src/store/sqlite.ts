@@ -30,11 +30,19 @@ interface Queued extends Early {
   reject: (error: unknown) => void;
 }
 
+/** Rounds one transaction takes at most: a charged call's lookup, reserve and keep, and one to spare. */
+const MAX_ROUNDS = 4;
+
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 export class SqliteFile {
   private queue: Queued[] = [];
   private flushing = false;
+  /**
+   * Resolves once the early answers sent so far were handled by their callers and the steps they
+   * led to were queued. On the event loop, a turn of it; on the store's thread, the event loop says so.
+   */
+  answered = () => new Promise<void>((resolve) => setImmediate(resolve));
   private closed = false;
 
   private constructor(
@@ -117,7 +125,12 @@ export class SqliteFile {
     }
   }
 
-  /** One transaction for `batch`: each step in its own savepoint, the early ones answered before the COMMIT. */
+  /**
+   * One transaction for `batch` and for what its early answers lead to: each step in its own savepoint,
+   * the early ones answered before the COMMIT. While the transaction holds a step whose caller waits
+   * for the COMMIT anyway, the steps queued once the early answers were handled (`answered`) join it,
+   * for up to MAX_ROUNDS rounds: a charged call's lookup, reserve and keep can share one round of fsyncs.
+   */
   private async commit(batch: Queued[]): Promise<void> {
     try {
       await retryBusy(this.file, () => this.db.exec('BEGIN IMMEDIATE'));
@@ -125,12 +138,21 @@ export class SqliteFile {
       for (const item of batch) item.reject(error);
       return;
     }
-    const outcomes = batch.map((item) => this.runOne(item));
+    const outcomes: Outcome[] = [];
     const settle = (item: Queued, outcome: Outcome) => (outcome.ok ? item.resolve(outcome.value) : item.reject(outcome.error));
-    const early = batch.some((item) => item.early);
-    batch.forEach((item, i) => item.early && settle(item, outcomes[i]!));
-    // The answers leave this thread now, while the commit below waits for the disk.
-    if (early) await new Promise((resolve) => setImmediate(resolve));
+    for (let round = batch, rounds = 1; ; rounds++) {
+      for (const item of round) {
+        outcomes.push(this.runOne(item));
+        if (item.early) settle(item, outcomes.at(-1)!);
+      }
+      if (!round.some((item) => item.early)) break;
+      const joinable = rounds < MAX_ROUNDS && batch.some((item) => !item.early);
+      // The answers leave this thread now, while the commit below waits for the disk.
+      await (joinable ? this.answered() : new Promise((resolve) => setImmediate(resolve)));
+      if (!joinable || this.queue.length === 0) break;
+      round = this.queue.splice(0);
+      batch.push(...round);
+    }
     try {
       this.db.exec('COMMIT');
     } catch (error) {
@@ -140,10 +162,10 @@ export class SqliteFile {
         // Nothing more to undo.
       }
       const failure = new StoreFileError(this.file, `a write failed (${(error as Error).message})`);
-      for (const item of batch) {
+      batch.forEach((item, i) => {
         if (!item.early) item.reject(failure);
-        else if (outcomes[batch.indexOf(item)]!.ok) item.lost?.();
-      }
+        else if (outcomes[i]!.ok) item.lost?.();
+      });
       return;
     }
     batch.forEach((item, i) => !item.early && settle(item, outcomes[i]!));
