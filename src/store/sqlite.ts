@@ -7,7 +7,8 @@
  * Closures queued while the previous commit ran share one `BEGIN IMMEDIATE … COMMIT` (a group commit),
  * each in its own savepoint so one that throws undoes only itself. A write's caller hears after the
  * COMMIT. A read, or a reserve (`early`), is answered as soon as it has run: the batch holds the
- * file's lock, so what it saw is what the file holds until the commit.
+ * file's lock, so what it saw is what the file holds until the commit. The steps those answers lead
+ * to may join the same transaction (see commit).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,10 +20,7 @@ import { leaveWal } from './sqlite-wal.js';
 export { Db, StoreFileError };
 
 /** `early`: answered before the COMMIT; `lost`, called should that COMMIT then fail. */
-export interface Early {
-  early?: boolean;
-  lost?: () => void;
-}
+type Early = { early?: boolean; lost?: () => void };
 
 interface Queued extends Early {
   work: (db: Db) => unknown;
