@@ -125,9 +125,10 @@ export class SqliteFile {
 
   /**
    * One transaction for `batch` and for what its early answers lead to: each step in its own savepoint,
-   * the early ones answered before the COMMIT. While the transaction holds a step whose caller waits
-   * for the COMMIT anyway, the steps queued once the early answers were handled (`answered`) join it,
-   * for up to MAX_ROUNDS rounds: a charged call's lookup, reserve and keep can share one round of fsyncs.
+   * the early ones answered before the COMMIT. While the transaction holds a write (a step whose caller
+   * waits for the COMMIT anyway, or a reserve, whose keep or settle follows), the steps queued once the
+   * early answers were handled (`answered`) join it, for up to MAX_ROUNDS rounds: a charged call's
+   * lookup, reserve and keep can share one round of fsyncs.
    */
   private async commit(batch: Queued[]): Promise<void> {
     try {
@@ -144,7 +145,7 @@ export class SqliteFile {
         if (item.early) settle(item, outcomes.at(-1)!);
       }
       if (!round.some((item) => item.early)) break;
-      const joinable = rounds < MAX_ROUNDS && batch.some((item) => !item.early);
+      const joinable = rounds < MAX_ROUNDS && batch.some((item) => !item.early || item.lost);
       // The answers leave this thread now, while the commit below waits for the disk.
       await (joinable ? this.answered() : new Promise((resolve) => setImmediate(resolve)));
       if (!joinable || this.queue.length === 0) break;
