@@ -105,8 +105,9 @@ export class SqliteThreadStore {
   }
 
   private answer(reply: FromThread): void {
-    // Every early answer of the round came before this; the steps they led to are sent by now.
-    if ('round' in reply) return void setImmediate(() => this.worker.postMessage({ answered: true } satisfies ToThread));
+    // Every early answer of the round came before this, and Node ran the promise continuations of each before the
+    // next message: the steps they led to without waiting for I/O (a keep after a quick run) are sent by now.
+    if ('round' in reply) return this.worker.postMessage({ answered: true } satisfies ToThread);
     const waiting = this.pending.get(reply.id);
     if (!waiting) return;
     this.pending.delete(reply.id);
