@@ -66,7 +66,7 @@ export async function benchStoreRedis(): Promise<void> {
     const openMs = performance.now() - loaded;
     const s = store;
     await s.set('bench:account', { plan: 'Enterprise' });
-    const ref = { account: 'bench', recordKey: 'bench:account', allowanceOf: () => null };
+    const ref = { account: 'bench', recordKey: 'bench:account', planCredits: { Enterprise: null } };
     const charge = async (i: number) => {
       const reservationId = `r${i}`;
       await s.ledger.reserve({ ...ref, period: '2025-01', amount: 1, reservationId, owner: 'bench' });

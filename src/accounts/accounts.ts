@@ -6,7 +6,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Store } from '../store/store.js';
 import { GleanerError } from '../errors.js';
-import { PLANS, type PlanName } from './plans.js';
+import { PLAN_NAMES, PLANS, type PlanName } from './plans.js';
 import { creditPeriod, nextReset, systemClock, type Clock } from './clock.js';
 import { beat, HEARTBEAT_EVERY_MS, newOwnerId, ownerGone } from './owners.js';
 import { UsageLog } from './usage.js';
@@ -47,6 +47,8 @@ export interface Reservation {
 }
 
 const INDEX_KEY = 'accounts:index';
+/** Each plan's monthly credits, sent with every ledger step (the store reads the record's plan itself). */
+const PLAN_CREDITS = Object.fromEntries(PLAN_NAMES.map((name) => [name, PLANS[name].monthlyCredits]));
 const accountKey = (id: string) => `account:${id}`;
 const hashKey = (hash: string) => `keyhash:${hash}`;
 
@@ -260,7 +262,7 @@ export class Accounts {
   }
 
   private ref(accountId: string) {
-    return { account: accountId, recordKey: accountKey(accountId), allowanceOf: (record: string) => this.allowanceOf(JSON.parse(record) as AccountRecord) };
+    return { account: accountId, recordKey: accountKey(accountId), planCredits: PLAN_CREDITS };
   }
 
   private allowanceOf(account: AccountRecord): number | null {

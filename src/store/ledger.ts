@@ -9,8 +9,14 @@ export interface AccountRef {
   account: string;
   /** The store key of the account record (JSON). */
   recordKey: string;
-  /** The allowance of the record: null unlimited. */
-  allowanceOf: (record: string) => number | null;
+  /** Each plan's monthly credits (null unlimited), for `allowanceOf` the record read in the step. */
+  planCredits: Record<string, number | null>;
+}
+
+/** An account record's allowance (null unlimited): its own `monthlyCredits`, else its plan's. */
+export function allowanceOf(record: string, planCredits: AccountRef['planCredits']): number | null {
+  const { plan, monthlyCredits } = JSON.parse(record) as { plan: string; monthlyCredits?: number | null };
+  return monthlyCredits !== undefined ? monthlyCredits : (planCredits[plan] ?? 0);
 }
 
 export interface ReserveRequest extends AccountRef {
@@ -46,7 +52,7 @@ export interface CreditLedger {
   /** Closes a reservation charged exactly as reserved (only its row goes); resolves once that is durable. */
   keep(reservationId: string): Promise<void>;
   /** The account record and its usage, read together. */
-  usage(ref: Omit<AccountRef, 'allowanceOf'>, period: string): Promise<{ used: number; record?: string }>;
+  usage(ref: Omit<AccountRef, 'planCredits'>, period: string): Promise<{ used: number; record?: string }>;
   reservations(): Promise<HeldReservation[]>;
   /** Hands a reservation to another process (a job resumed elsewhere); false when it is gone. */
   adopt(reservationId: string, owner: string): Promise<boolean>;

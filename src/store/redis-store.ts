@@ -6,7 +6,7 @@
  * ioredis client and connection rules as BullMQ's).
  */
 import { Redis } from 'ioredis';
-import type { CreditLedger, HeldReservation, ReserveRequest, SettleRequest } from './ledger.js';
+import { allowanceOf, type CreditLedger, type HeldReservation, type ReserveRequest, type SettleRequest } from './ledger.js';
 import { storeRedisOptions } from './redis-connection.js';
 import { redactUrl } from '../redact.js';
 
@@ -183,14 +183,14 @@ class RedisLedger implements CreditLedger {
     const [ok, used] = (await this.client.runScript(
       'gleanerReserve',
       [usageKey(request.account), reservationKey(request.reservationId), RESERVATIONS],
-      [request.period, String(request.amount), String(request.allowanceOf(record) ?? -1), request.account, request.owner, request.reservationId],
+      [request.period, String(request.amount), String(allowanceOf(record, request.planCredits) ?? -1), request.account, request.owner, request.reservationId],
     )) as number[];
     return { ok: ok === 1, used: used!, record };
   }
 
   async settle(request: SettleRequest): Promise<{ charged: number; used: number; found: boolean; record?: string }> {
     const record = (await this.client.get(PREFIX + request.recordKey)) ?? undefined;
-    const allowance = record === undefined ? 0 : request.allowanceOf(record);
+    const allowance = record === undefined ? 0 : allowanceOf(record, request.planCredits);
     const [charged, used, found] = (await this.client.runScript(
       'gleanerSettle',
       [usageKey(request.account), reservationKey(request.reservationId), RESERVATIONS],

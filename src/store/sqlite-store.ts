@@ -3,7 +3,7 @@
  * has tables of its own so a charge is one small transaction that never rewrites an account record.
  * Runs on the store's thread (sqlite-worker.ts); every method is one step of a group commit (sqlite.ts).
  */
-import type { CreditLedger, HeldReservation, ReserveRequest, SettleRequest } from './ledger.js';
+import { allowanceOf, type CreditLedger, type HeldReservation, type ReserveRequest, type SettleRequest } from './ledger.js';
 import { SqliteFile, StoreFileError, type Db } from './sqlite.js';
 
 const SCHEMA = `
@@ -90,14 +90,6 @@ function write(db: Db, key: string, value: string, ttlMs?: number): void {
   db.run('INSERT INTO kv(key, value, expires) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value, expires = excluded.expires', [key, value, ttlMs ? Date.now() + ttlMs : null]);
 }
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /** An account's usage in `period` (0 for an older one). */
 function readUsed(db: Db, account: string, period: string): number {
   const [row] = db.all('SELECT period, used FROM usage WHERE account = ?', [account]);
@@ -118,7 +110,12 @@ function importKeyvTable(db: Db): void {
   for (const row of db.all('SELECT key, value FROM keyv') as { key: string; value: string }[]) {
     if (!row.key.startsWith('gleaner:')) continue;
     const key = row.key.slice('gleaner:'.length);
-    const entry = parseJson(row.value) as { value?: unknown; expires?: number | null } | undefined;
+    let entry: { value?: unknown; expires?: number | null } | undefined;
+    try {
+      entry = JSON.parse(row.value);
+    } catch {
+      continue; // Not JSON: not a value of ours.
+    }
     if (entry?.value === undefined || (entry.expires && entry.expires <= Date.now())) continue;
     let value = entry.value as Record<string, unknown>;
     if (key.startsWith('account:') && typeof value.used === 'number' && typeof value.period === 'string') {
@@ -152,7 +149,7 @@ export class SqliteLedger implements CreditLedger {
       const record = readKey(db, request.recordKey);
       const used = readUsed(db, request.account, request.period);
       if (record === undefined) return { ok: false, used };
-      const allowance = request.allowanceOf(record);
+      const allowance = allowanceOf(record, request.planCredits);
       if (allowance !== null && used + request.amount > allowance) return { ok: false, used, record };
       setUsed(db, request.account, request.period, used + request.amount);
       db.run(
@@ -175,7 +172,7 @@ export class SqliteLedger implements CreditLedger {
       const amount = held.amount as number;
       // The month turned while the work ran: the reservation went with the old period.
       if (held.period !== request.period) return { charged: amount, used, found: true, record };
-      const allowance = record === undefined ? 0 : request.allowanceOf(record);
+      const allowance = record === undefined ? 0 : allowanceOf(record, request.planCredits);
       let delta = request.actual - amount;
       if (delta > 0 && allowance !== null) delta = Math.min(delta, Math.max(0, allowance - used));
       const next = Math.max(0, used + delta);

@@ -6,19 +6,11 @@
  */
 import { Worker } from 'node:worker_threads';
 import { StoreFileError } from './sqlite.js';
-import type { ThreadReply, ThreadRequest } from './sqlite-worker.js';
-import type { AccountRef, CreditLedger } from './ledger.js';
+import type { FromThread, ThreadReply, ThreadRequest, ToThread } from './sqlite-worker.js';
+import type { CreditLedger } from './ledger.js';
 
-/** Remembered records and index targets, by key (only keys that exist get here): a bound all the same. */
+/** Remembered index targets, by key (only keys that exist get here): a bound all the same. */
 const REMEMBER_MAX = 10_000;
-/** A plan that changes under a charge again and again is not normal; the caller hears of it. */
-const STALE_RETRIES = 5;
-
-class StaleRecord extends Error {
-  constructor(readonly record: string | undefined) {
-    super('the account record kept changing');
-  }
-}
 
 /** The store's thread: the built JavaScript, or under tsx and vitest the source, once the thread has registered tsx. */
 function startThread(file: string): Worker {
@@ -28,11 +20,6 @@ function startThread(file: string): Worker {
   return new Worker(`import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((tsx) => { tsx.register(); return import(${JSON.stringify(script.href)}); })`, { eval: true, workerData: { file } });
 }
 
-function remember(map: Map<string, string>, key: string, value: string): void {
-  if (map.size >= REMEMBER_MAX && !map.has(key)) map.clear();
-  map.set(key, value);
-}
-
 export class SqliteThreadStore {
   readonly ledger: CreditLedger;
   private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
@@ -40,23 +27,15 @@ export class SqliteThreadStore {
   private stopped?: StoreFileError;
   /** Index key -> the key its value named last time (the key hash -> its account record). */
   private readonly through = new Map<string, string>();
-  /** The account record each account's last ledger step saw, for the allowance sent with the next. */
-  private readonly records = new Map<string, string>();
 
   private constructor(
     private readonly worker: Worker,
     readonly location: string,
   ) {
-    // The ledger's steps run on the store's thread (sqlite-store.ts has their SQL).
-    this.ledger = {
-      reserve: (request) => this.withAllowance('reserve', request),
-      settle: (request) => this.withAllowance('settle', request),
-      keep: (id) => this.call('keep', [id]),
-      usage: (ref, period) => this.call('usage', [{ account: ref.account, recordKey: ref.recordKey }, period]),
-      reservations: () => this.call('reservations', []),
-      adopt: (id, owner) => this.call('adopt', [id, owner]),
-    };
-    worker.on('message', (reply: ThreadReply) => this.answer(reply));
+    // The ledger's steps run on the store's thread (sqlite-store.ts has their SQL), one message each.
+    const step = (method: keyof CreditLedger) => (...args: unknown[]) => this.call(`ledger.${method}`, args);
+    this.ledger = { reserve: step('reserve'), settle: step('settle'), keep: step('keep'), usage: step('usage'), reservations: step('reservations'), adopt: step('adopt') } as CreditLedger;
+    worker.on('message', (reply: FromThread) => this.answer(reply));
     const stop = (why: string) => {
       this.stopped ??= new StoreFileError(location, `its thread stopped (${why})`);
       for (const { reject } of this.pending.values()) reject(this.stopped);
@@ -76,20 +55,20 @@ export class SqliteThreadStore {
     });
     if (ready.error) {
       await worker.terminate();
-      throw new StoreFileError(file, ready.error.kind === 'file' ? ready.error.detail : ready.error.kind === 'other' ? ready.error.message : 'it could not be opened');
+      throw new StoreFileError(file, ready.error.kind === 'file' ? ready.error.detail : ready.error.message);
     }
     return new SqliteThreadStore(worker, file);
   }
 
   /** Sends one step to the store's thread. */
-  call<T>(method: string, args: unknown[], hint?: ThreadRequest['hint']): Promise<T> {
+  call<T>(method: string, args: unknown[]): Promise<T> {
     if (this.stopped) return Promise.reject(this.stopped);
     const id = this.nextId++;
     // The thread keeps the process alive only while a step is on its way (a CLI command exits after its last one).
     if (this.pending.size === 0) this.worker.ref();
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      this.worker.postMessage({ id, method, args, hint } satisfies ThreadRequest);
+      this.worker.postMessage({ id, method, args } satisfies ThreadRequest);
     });
   }
 
@@ -112,7 +91,8 @@ export class SqliteThreadStore {
       if (first === undefined) return undefined;
       const target = next(first);
       if (target === guess) return second;
-      remember(this.through, key, target);
+      if (this.through.size >= REMEMBER_MAX) this.through.clear();
+      this.through.set(key, target);
       guess = target;
     }
     throw new StoreFileError(this.location, `the index ${key} kept changing`);
@@ -124,34 +104,16 @@ export class SqliteThreadStore {
     await this.worker.terminate();
   }
 
-  /**
-   * Sends a ledger step with the allowance of the record last seen; when the file holds another record
-   * the thread undoes the step and sends it back, and the step goes again with that record's allowance.
-   */
-  private async withAllowance<R extends { record?: string }>(method: string, request: AccountRef): Promise<R> {
-    const { allowanceOf, ...plain } = request;
-    for (let attempt = 0; ; attempt++) {
-      const record = this.records.get(request.recordKey);
-      const hint = record === undefined ? undefined : { record, allowance: allowanceOf(record) };
-      try {
-        const result = await this.call<R>(method, [plain], hint);
-        if (result.record !== undefined) remember(this.records, request.recordKey, result.record);
-        return result;
-      } catch (error) {
-        if (!(error instanceof StaleRecord) || error.record === undefined || attempt >= STALE_RETRIES) throw error;
-        remember(this.records, request.recordKey, error.record);
-      }
-    }
-  }
-
-  private answer(reply: ThreadReply): void {
+  private answer(reply: FromThread): void {
+    // Every early answer of the round came before this, and Node ran the promise continuations of each before the
+    // next message: the steps they led to without waiting for I/O (a keep after a quick run) are sent by now.
+    if ('round' in reply) return this.worker.postMessage({ answered: true } satisfies ToThread);
     const waiting = this.pending.get(reply.id);
     if (!waiting) return;
     this.pending.delete(reply.id);
     if (this.pending.size === 0) this.worker.unref();
     if (!reply.error) waiting.resolve(reply.value);
     else if (reply.error.kind === 'file') waiting.reject(new StoreFileError(reply.error.file, reply.error.detail));
-    else if (reply.error.kind === 'stale') waiting.reject(new StaleRecord(reply.error.record));
     else waiting.reject(new Error(reply.error.message));
   }
 }

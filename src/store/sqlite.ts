@@ -7,7 +7,8 @@
  * Closures queued while the previous commit ran share one `BEGIN IMMEDIATE … COMMIT` (a group commit),
  * each in its own savepoint so one that throws undoes only itself. A write's caller hears after the
  * COMMIT. A read, or a reserve (`early`), is answered as soon as it has run: the batch holds the
- * file's lock, so what it saw is what the file holds until the commit.
+ * file's lock, so what it saw is what the file holds until the commit. The steps those answers lead
+ * to may join the same transaction (see commit).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,10 +20,7 @@ import { leaveWal } from './sqlite-wal.js';
 export { Db, StoreFileError };
 
 /** `early`: answered before the COMMIT; `lost`, called should that COMMIT then fail. */
-export interface Early {
-  early?: boolean;
-  lost?: () => void;
-}
+type Early = { early?: boolean; lost?: () => void };
 
 interface Queued extends Early {
   work: (db: Db) => unknown;
@@ -30,11 +28,19 @@ interface Queued extends Early {
   reject: (error: unknown) => void;
 }
 
+/** Rounds one transaction takes at most: a charged call's lookup, reserve and keep, and one to spare. */
+const MAX_ROUNDS = 4;
+
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 export class SqliteFile {
   private queue: Queued[] = [];
   private flushing = false;
+  /**
+   * Resolves once the early answers sent so far were handled by their callers and the steps they
+   * led to were queued. On the event loop, a turn of it; on the store's thread, the event loop says so.
+   */
+  answered = () => new Promise<void>((resolve) => setImmediate(resolve));
   private closed = false;
 
   private constructor(
@@ -117,7 +123,13 @@ export class SqliteFile {
     }
   }
 
-  /** One transaction for `batch`: each step in its own savepoint, the early ones answered before the COMMIT. */
+  /**
+   * One transaction for `batch` and for what its early answers lead to: each step in its own savepoint,
+   * the early ones answered before the COMMIT. While the transaction holds a write (a step whose caller
+   * waits for the COMMIT anyway, or a reserve, whose keep or settle follows), the steps queued once the
+   * early answers were handled (`answered`) join it, for up to MAX_ROUNDS rounds: a charged call's
+   * lookup, reserve and keep can share one round of fsyncs.
+   */
   private async commit(batch: Queued[]): Promise<void> {
     try {
       await retryBusy(this.file, () => this.db.exec('BEGIN IMMEDIATE'));
@@ -125,12 +137,21 @@ export class SqliteFile {
       for (const item of batch) item.reject(error);
       return;
     }
-    const outcomes = batch.map((item) => this.runOne(item));
+    const outcomes: Outcome[] = [];
     const settle = (item: Queued, outcome: Outcome) => (outcome.ok ? item.resolve(outcome.value) : item.reject(outcome.error));
-    const early = batch.some((item) => item.early);
-    batch.forEach((item, i) => item.early && settle(item, outcomes[i]!));
-    // The answers leave this thread now, while the commit below waits for the disk.
-    if (early) await new Promise((resolve) => setImmediate(resolve));
+    for (let round = batch, rounds = 1; ; rounds++) {
+      for (const item of round) {
+        outcomes.push(this.runOne(item));
+        if (item.early) settle(item, outcomes.at(-1)!);
+      }
+      if (!round.some((item) => item.early)) break;
+      const joinable = rounds < MAX_ROUNDS && batch.some((item) => !item.early || item.lost);
+      // The answers leave this thread now, while the commit below waits for the disk.
+      await (joinable ? this.answered() : new Promise((resolve) => setImmediate(resolve)));
+      if (!joinable || this.queue.length === 0) break;
+      round = this.queue.splice(0);
+      batch.push(...round);
+    }
     try {
       this.db.exec('COMMIT');
     } catch (error) {
@@ -140,10 +161,10 @@ export class SqliteFile {
         // Nothing more to undo.
       }
       const failure = new StoreFileError(this.file, `a write failed (${(error as Error).message})`);
-      for (const item of batch) {
+      batch.forEach((item, i) => {
         if (!item.early) item.reject(failure);
-        else if (outcomes[batch.indexOf(item)]!.ok) item.lost?.();
-      }
+        else if (outcomes[i]!.ok) item.lost?.();
+      });
       return;
     }
     batch.forEach((item, i) => !item.early && settle(item, outcomes[i]!));

@@ -120,6 +120,22 @@ describe('the SQLite store', { timeout: 60_000 }, () => {
     expect((await readFile(store.location, 'SELECT COUNT(*) AS n FROM reservations'))[0]!.n).toBe(0);
     expect(fs.readFileSync(store.location)[18], 'the header says rollback journal').toBe(1);
   });
+
+  it('a reserve and its keep, sent while a write waits for its commit, share that one commit', async () => {
+    const store = await open();
+    const accounts = new Accounts(store);
+    const { account } = await accounts.create({ plan: 'Free' });
+    // The file change counter (header offset 24) goes up by one for each commit that wrote.
+    const commits = () => fs.readFileSync(store.location).readUInt32BE(24);
+    const before = commits();
+    const write = store.set('elsewhere', 1);
+    const { reservation } = await accounts.reserve(account.id, 1);
+    await accounts.keep(reservation);
+    await write;
+    expect(commits() - before).toBe(1);
+    expect((await readFile(store.location, 'SELECT used FROM usage WHERE account = ?', [account.id]))[0]!.used).toBe(1);
+    expect((await readFile(store.location, 'SELECT COUNT(*) AS n FROM reservations'))[0]!.n).toBe(0);
+  });
 });
 
 /** node:sqlite where this Node has it without a flag (22.13+, 24): how earlier Gleaners wrote on those. */
