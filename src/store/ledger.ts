@@ -16,7 +16,9 @@ export interface AccountRef {
 /** An account record's allowance (null unlimited): its own `monthlyCredits`, else its plan's. */
 export function allowanceOf(record: string, planCredits: AccountRef['planCredits']): number | null {
   const { plan, monthlyCredits } = JSON.parse(record) as { plan: string; monthlyCredits?: number | null };
-  return monthlyCredits !== undefined ? monthlyCredits : (planCredits[plan] ?? 0);
+  if (monthlyCredits !== undefined) return monthlyCredits;
+  // null is a plan without a monthly limit (Enterprise); a plan this process does not know has none to spend.
+  return Object.hasOwn(planCredits, plan) ? planCredits[plan] : 0;
 }
 
 export interface ReserveRequest extends AccountRef {

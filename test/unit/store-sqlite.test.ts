@@ -64,6 +64,17 @@ describe('the SQLite store', { timeout: 60_000 }, () => {
     expect(await store.ledger.reservations()).toHaveLength(0);
   });
 
+  it('a plan without a monthly limit (Enterprise, no credits of its own) is never refused for credits', async () => {
+    const store = await open();
+    const accounts = new Accounts(store);
+    const { account } = await accounts.create({ plan: 'Enterprise' });
+    const { reservation, balance } = await accounts.reserve(account.id, 1_000_000);
+    expect(balance.allowance).toBeNull();
+    await accounts.keep(reservation);
+    await accounts.keep((await accounts.reserve(account.id, 1)).reservation);
+    expect((await accounts.balance(account)).used).toBe(1_000_001);
+  });
+
   it('a plan changed between two charges: the second sees the new allowance', async () => {
     const store = await open();
     const accounts = new Accounts(store);
