@@ -12,9 +12,11 @@ WORKDIR /app
 # swagger-ui-dist's analytics package stays quiet (package.json's scarfSettings says so too).
 ENV SCARF_ANALYTICS=false
 COPY package.json package-lock.json ./
+COPY patches ./patches
 # --ignore-scripts: the package's own `prepare` (the build) needs the sources, copied next; no dependency needs
-# an install script (the SQLite store is WebAssembly, Chromium comes from Debian).
-RUN npm ci --ignore-scripts --no-audit --no-fund
+# an install script (the SQLite store is WebAssembly, Chromium comes from Debian). The patches of patches/
+# (docs/web-extraction.md) are applied as the postinstall script would.
+RUN npm ci --ignore-scripts --no-audit --no-fund && npx patch-package --error-on-fail
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/gleaner.mjs ./scripts/
 COPY src ./src

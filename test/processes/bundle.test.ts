@@ -130,6 +130,14 @@ describe.skipIf(!required && !fs.existsSync(BUNDLE))('the .mcpb bundle (npm run 
     expect(files.filter((f) => f.endsWith('.node'))).toEqual([]);
   });
 
+  it("carries the project's patches of its dependencies (patches/), which its install skipped, and not the patch files", () => {
+    for (const build of ['esm', 'cjs']) {
+      const source = fs.readFileSync(path.join(unpacked, 'node_modules/linkedom', build, 'interface/event-target.js'), 'utf8');
+      expect(/constructor\(\) \{([^}]*)\}/.exec(source)?.[1]?.trim(), `linkedom ${build}`).toBe('');
+    }
+    expect(files.filter((f) => f.startsWith('patches/'))).toEqual([]);
+  });
+
   it('loads every production dependency from the unpacked directory alone', { timeout: 180_000 }, () => {
     // Entry points as Gleaner imports them: the MCP SDK has no root export; pdf.js's legacy build wants
     // a DOMMatrix on Node, which src/web/pdf.ts provides the same way.

@@ -1,5 +1,10 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { Event } from 'linkedom';
+import { parseDocument } from '../../src/web/dom.js';
 import { parseRobots } from '../../src/web/robots.js';
 import { parseSitemap } from '../../src/web/sitemap.js';
 import { normalizeUrl, sameSite, siteOf, looksLikePage } from '../../src/web/urls.js';
@@ -115,5 +120,35 @@ describe('sitemaps', () => {
     const index = '<sitemapindex><sitemap><loc>https://example.com/s1.xml.gz</loc></sitemap></sitemapindex>';
     expect(parseSitemap(zlib.gzipSync(index))).toEqual({ kind: 'index', locations: ['https://example.com/s1.xml.gz'] });
     expect(parseSitemap(Buffer.from('https://example.com/x\nnot a url\nhttps://example.com/y\n')).locations).toEqual(['https://example.com/x', 'https://example.com/y']);
+  });
+});
+
+describe('linkedom as installed (patches/linkedom+0.18.15.patch)', () => {
+  // The patch spares every parsed node a listener map of its own (a fifth of a page's conversion).
+  const installed = (build: 'esm' | 'cjs') =>
+    fs.readFileSync(path.join(path.dirname(createRequire(import.meta.url).resolve('linkedom')), '..', build, 'interface', 'event-target.js'), 'utf8');
+
+  it('gives a node its listener map when a listener is added, not when the node is made (both builds)', () => {
+    for (const build of ['esm', 'cjs'] as const) {
+      const constructor = /constructor\(\) \{([^}]*)\}/.exec(installed(build))?.[1];
+      expect(constructor, `${build} build`).toBeDefined();
+      expect(constructor!.trim(), `${build} build: run npm install (its postinstall applies patches/)`).toBe('');
+    }
+  });
+
+  it('still delivers events to the listeners added, and not after they are removed', () => {
+    const doc = parseDocument('<div><p>one</p></div>');
+    // The nodes as the EventTargets they are (the project's DOM types list only what extraction reads).
+    const [body, p] = [doc.body, doc.querySelector('p')] as unknown as EventTarget[];
+    const heard: string[] = [];
+    const listener = (event: { type: string }) => heard.push(event.type);
+    // A node that never had a listener: removing one is a no-op, dispatching reaches no one.
+    body.removeEventListener('ping', listener);
+    expect(body.dispatchEvent(new Event('ping') as never)).toBe(true);
+    p.addEventListener('ping', listener);
+    p.dispatchEvent(new Event('ping') as never);
+    p.removeEventListener('ping', listener);
+    p.dispatchEvent(new Event('ping') as never);
+    expect(heard).toEqual(['ping']);
   });
 });
