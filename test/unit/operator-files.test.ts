@@ -71,6 +71,8 @@ describe('the Dockerfile', () => {
     const runs = stages.flat().filter((i) => i.keyword === 'RUN').map((i) => i.args);
     expect(runs.some((run) => /\bnpm ci\b/.test(run))).toBe(true);
     expect(runs.some((run) => /\bnpm run build\b/.test(run))).toBe(true);
+    // An install that skips scripts skips the postinstall that applies patches/: the image applies them itself.
+    if (runs.some((run) => /\bnpm ci\b.*--ignore-scripts/.test(run))) expect(runs.some((run) => /\bpatch-package\b/.test(run))).toBe(true);
     // The image starts the compiled CLI, not tsx.
     const start = final.filter((i) => i.keyword === 'ENTRYPOINT' || i.keyword === 'CMD').map((i) => i.args).join(' ');
     expect(start).toContain('dist/cli/main.js');
