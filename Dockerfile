@@ -15,7 +15,7 @@ COPY package.json package-lock.json ./
 COPY patches ./patches
 # --ignore-scripts: the package's own `prepare` (the build) needs the sources, copied next; no dependency needs
 # an install script (the SQLite store is WebAssembly, Chromium comes from Debian). The patches of patches/
-# (docs/web-extraction.md) are applied as the postinstall script would.
+# (docs/architecture.md, "One patched dependency") are applied as the postinstall script would.
 RUN npm ci --ignore-scripts --no-audit --no-fund && npx patch-package --error-on-fail
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/gleaner.mjs ./scripts/

@@ -35,7 +35,7 @@ for (const file of ['manifest.json', 'package.json', 'package-lock.json', 'READM
 // JavaScript, so the bundle holds no native module and runs on every platform the manifest names.
 // --ignore-scripts: the project's own `prepare` (a build from src/) has nothing to build in the stage.
 sh(npm, ['ci', '--omit=dev', '--omit=optional', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], stage);
-// The patches of patches/ (see docs/web-extraction.md), which --ignore-scripts skipped, applied by the
+// The patches of patches/ (docs/architecture.md, "One patched dependency"), which --ignore-scripts skipped, applied by the
 // project's own patch-package; the patch files themselves stay out of the bundle.
 fs.cpSync(path.join(root, 'patches'), path.join(stage, 'patches'), { recursive: true });
 sh(path.join(root, 'node_modules', '.bin', process.platform === 'win32' ? 'patch-package.cmd' : 'patch-package'), ['--error-on-fail'], stage);
