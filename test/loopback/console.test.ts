@@ -131,7 +131,16 @@ describe('the console in a browser', () => {
       await page.reload();
       expect(await text(page, '#job-status')).toBe('cancelled');
       expect(await page.locator('button:text("Cancel")').count()).toBe(0);
+      expect(await text(page, '#job-result')).toMatch(new RegExp(`^Job ${jobId} \\(web_crawl\\) cancelled\nCrawl of ${site.origin}/: \\d+ pages`));
       await screenshot(page, '08-job-cancelled');
+      // A finished crawl's result reads as text: each page's title, address and words, not escaped JSON.
+      const done = (await server.request('POST', '/v1/web/crawl', { apiKey: key, body: { url: `${article.origin}/`, maxPages: 1 } })).body.jobId as string;
+      expect((await server.app.services.jobs.waitFor(done, me.id, 60_000)).status).toBe('completed');
+      await page.goto(`${server.baseUrl}/console/jobs/${done}`);
+      const result = await text(page, '#job-result');
+      expect(result).toContain(`Crawl of ${article.origin}/: 1 pages, 0 failed\n\n## Loopback article\n${article.origin}/\n\n`);
+      expect(result).toContain('A page served on loopback for the console test, long enough to be the main content.');
+      expect(result).not.toContain('"pages":');
       // The API sees what the console did: one record.
       expect((await server.request('GET', `/v1/jobs/${jobId}`, { apiKey: key })).body.status).toBe('cancelled');
       await usageWritten();

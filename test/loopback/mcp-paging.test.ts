@@ -14,7 +14,7 @@ import { REAL_PAGES_DIR, startFixtureSite, type FixtureSite } from '../support/f
 import { startYoutubeReplay, type YoutubeReplay } from '../support/youtube-replay.js';
 import { LONG_VIDEO as VIDEO, THIRTY_MINUTES_MS, startLongPageSite, thirtyMinuteCaptions } from '../support/long-replies.js';
 import { mcpInputSchema } from '../../src/surfaces/mcp/schemas.js';
-import { pieces, PIECE_CHARS } from '../../src/surfaces/mcp/pages.js';
+import { pieces, PIECE_CHARS } from '../../src/surfaces/text/layout.js';
 import { Ajv } from 'ajv';
 
 let server: TestServer;

@@ -10,6 +10,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { App } from '../../app.js';
 import { GleanerError, toGleanerError } from '../../errors.js';
+import { publicJob } from '../../jobs/jobs.js';
 import { parsePlanName, PLAN_NAMES } from '../../accounts/plans.js';
 import { isOwner } from '../../accounts/roles.js';
 import { note } from '../access.js';
@@ -18,7 +19,8 @@ import { STYLESHEET, STYLESHEET_ETAG } from './style.js';
 import { ConsoleSessions, derivedToken, newSecret, sameToken, SIGN_IN_FORM_MS, type Session } from './sessions.js';
 import { checkSameOrigin, clearCookie, cookieHeader, readCookie, readForm, securityHeaders, SESSION_COOKIE, SIGN_IN_COOKIE } from './guard.js';
 import { overviewBody, parseUsageQuery, usageBody } from './pages-account.js';
-import { jobBody, jobsBody } from './pages-jobs.js';
+import { jobBody, jobsBody, type ResultText } from './pages-jobs.js';
+import { replyText } from '../text/shapes.js';
 import { keysBody, type KeyRow } from './pages-keys.js';
 import { signInBody } from './pages-sign-in.js';
 import type { OAuthClientsSource } from './oauth-slot.js';
@@ -50,6 +52,16 @@ export function isConsolePath(pathname: string): boolean {
 
 export function createConsoleHandler(app: App, options: ConsoleOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const { accounts, jobs, store } = app.services;
+  const resultText: ResultText = (job) => {
+    const operation = app.gate.operation(job.operation);
+    try {
+      return operation && replyText(operation, publicJob(job), (name) => app.gate.operation(name));
+    } catch (error) {
+      // A result its shape did not expect is shown as its JSON rather than failing the page.
+      app.log.warn({ err: error, operation: job.operation }, 'could not read a job result as text');
+      return undefined;
+    }
+  };
   const sessions = new ConsoleSessions(store, accounts);
   const oauth = options.oauthClients;
 
@@ -97,7 +109,7 @@ export function createConsoleHandler(app: App, options: ConsoleOptions): (req: I
         // Jobs.get answers NOT_FOUND for another key's job, as GET /v1/jobs/{id} does.
         const job = await jobs.get(decodeSegment(match[1]), s.session.account.id);
         const notice = s.url.searchParams.get('done') === 'cancel' ? 'Cancel requested: the job stops at its next page or chunk; the part done is charged, the rest refunded.' : undefined;
-        return layout(s, 'Job', jobBody(job, s.session.csrf, notice), '/console/jobs');
+        return layout(s, 'Job', jobBody(job, s.session.csrf, resultText, notice), '/console/jobs');
       },
     ],
     [

@@ -5,6 +5,9 @@ import { html, when, type Html } from './html.js';
 /** A job's result can be large: the page shows its start, the API gives all of it. */
 const RESULT_PREVIEW_CHARS = 4_000;
 
+/** A result as a person reads it (a crawl's pages, a transcript's lines: surfaces/text), or undefined to show its JSON. */
+export type ResultText = (job: JobRecord) => string | undefined;
+
 function statusCell(job: JobRecord): Html {
   return html`<span class="status-${job.status}">${job.status}</span>${job.cancelRequested && !isFinal(job.status) ? ' (cancelling)' : ''}`;
 }
@@ -29,9 +32,9 @@ export function jobsBody(jobs: JobRecord[], nextCursor: number | null, csrf: str
 ${nextCursor !== null ? html`<p><a href="/console/jobs?cursor=${nextCursor}">Older jobs</a></p>` : ''}`;
 }
 
-export function jobBody(job: JobRecord, csrf: string, notice?: string): Html {
+export function jobBody(job: JobRecord, csrf: string, asText: ResultText, notice?: string): Html {
   const view = publicJob(job);
-  const resultText = view.result === null ? '' : JSON.stringify(view.result, null, 2);
+  const resultText = view.result === null ? '' : (asText(job) ?? JSON.stringify(view.result, null, 2));
   return html`${notice ? html`<p class="success">${notice}</p>` : ''}
 <table id="job">
 <tr><th>Job</th><td class="mono">${job.jobId}</td></tr>
@@ -47,7 +50,7 @@ ${job.error ? html`<tr><th>Error</th><td><code>${job.error.code}</code> ${job.er
 <p>${cancelForm(job, csrf)} <a href="/console/jobs/${encodeURIComponent(job.jobId)}">Refresh</a> · <a href="/console/jobs">All jobs</a></p>
 ${
   resultText
-    ? html`<h2>Result</h2><p class="note">The whole result: <code>GET /v1/jobs/${job.jobId}</code> with this key.</p><pre class="mono">${resultText.slice(0, RESULT_PREVIEW_CHARS)}${resultText.length > RESULT_PREVIEW_CHARS ? '\n…' : ''}</pre>`
+    ? html`<h2>Result</h2><p class="note">The whole result: <code>GET /v1/jobs/${job.jobId}</code> with this key.</p><pre id="job-result" class="mono">${resultText.slice(0, RESULT_PREVIEW_CHARS)}${resultText.length > RESULT_PREVIEW_CHARS ? '\n…' : ''}</pre>`
     : ''
 }`;
 }

@@ -1,13 +1,9 @@
 /**
- * The client's own model on the 2026-07-28 protocol, which has no server-to-client requests: a tool
- * call that needs the model returns an input_required result carrying the sampling request, and the
- * client calls again with the model's answer (multi-round-trip requests). The call runs again from
- * the start each round, answering from the model's earlier answers, until it needs no new one.
- *
- * The answers wait between rounds in the store, under a random id the client echoes back as
- * requestState (bound to the caller's account), so any process can answer the next round and the
- * client cannot forge an answer the model never gave it... beyond what it sends as that answer.
- * A round that stops for the model fails its work before anything is charged (upstream-style failure).
+ * The client's own model on 2026-07-28, which has no server-to-client requests: a call needing it returns
+ * input_required with the sampling request, and the client calls again with the answer. Each round runs
+ * the call from the start on the answers so far; a round that stops for the model fails before any charge.
+ * The answers wait in the store under a random id echoed as requestState (bound to the caller's account),
+ * so any process answers the next round.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { inputRequired, inputResponse, ProtocolError, ProtocolErrorCode, type ServerContext } from '@modelcontextprotocol/server';

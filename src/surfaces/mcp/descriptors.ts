@@ -18,10 +18,7 @@ export interface ToolDescriptor {
   annotations: ToolAnnotations;
 }
 
-/**
- * The MCP defaults are readOnlyHint false, destructiveHint true, idempotentHint false and
- * openWorldHint true; destructive and idempotent mean something only for a tool that writes.
- */
+/** Only what differs from the MCP defaults (not read-only, destructive, not idempotent, open world). */
 function annotationsOf(operation: AnyOperation): ToolAnnotations {
   // Starting a job creates something (a job record, a webhook delivery): never read-only.
   const readOnly = operation.kind === 'sync' && (operation.readOnly ?? false);
@@ -35,10 +32,8 @@ function annotationsOf(operation: AnyOperation): ToolAnnotations {
 }
 
 /**
- * The operations GLEANER_MCP_TOOLS lists. Unset: every tool but those listed on request only and those
- * listed only with their group.
- * Groups (video, youtube, web, analysis, account, watch) add their tools but those on request; a tool
- * name adds that tool; `all` lists every tool. REST-only views are never tools.
+ * The operations GLEANER_MCP_TOOLS lists: groups add their tools but those on request, a name adds its
+ * tool, `all` every tool; unset, all but those on request or group-only. REST-only views are never tools.
  */
 export function selectOperations(operations: AnyOperation[], wanted: string[] | undefined): AnyOperation[] {
   const tools = operations.filter((operation) => !operation.restOnly);

@@ -1,16 +1,10 @@
 /**
- * MCP over streamable HTTP at /mcp, for both protocol eras, from one server definition (sdk.ts):
- *
- * - 2026-07-28 requests are stateless by design: each is answered by a fresh server instance.
- * - 2025-era requests go to the SDK's stateless legacy fallback: no Mcp-Session-Id is issued, every
- *   request (initialize, tools/list, tools/call) is answered on its own by whichever process gets it.
- * - One exception: a 2025 client that declares sampling on initialize, to a server with no language
- *   model of its own, gets a session (its model can only be reached over a session's streams). Such
- *   sessions live in the process that opened them, under GLEANER_MCP_MAX_SESSIONS per key and
- *   GLEANER_MCP_SESSION_IDLE_SECONDS; a request of one that reaches another process (a load balancer
- *   without sticky routing) is served there statelessly, without sampling.
- *
- * The caller (http-server.ts) has already checked Host, Origin and the key, and read the body.
+ * MCP over streamable HTTP at /mcp (Host, Origin, key and body already checked by http-server.ts).
+ * Requests of both eras are answered statelessly by whichever process gets them (2025-era ones through
+ * the SDK's legacy fallback), with one exception: a 2025 client declaring sampling to a server without a
+ * model of its own gets a session, as its model is reachable only over a session's streams. Sessions live
+ * in their process (GLEANER_MCP_MAX_SESSIONS per key, GLEANER_MCP_SESSION_IDLE_SECONDS); a request of one
+ * that reaches another process is served there statelessly, without sampling.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -107,11 +101,9 @@ function declaresSampling(body: unknown): boolean {
 }
 
 /**
- * The 2025 sampling sessions. A session belongs to the key that opened it: any other key is told it
- * does not exist. Sessions of one key never number more than the cap: at the cap, the least
- * recently used session that is not busy is closed (one with no connection left first, then one
- * whose client only holds its GET stream open); only when every session has a request in progress
- * is the new one refused. Idle sessions (nothing open) close after idleMs.
+ * The 2025 sampling sessions, each its key's only (another key is told it does not exist). At a key's
+ * cap the least recently used one not busy is closed (one with no stream open first); only when all are
+ * busy is a new one refused. Idle sessions close after idleMs.
  */
 function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, options: McpHttpOptions, cancels: Cancellations, stateless: McpHttpHandler) {
   const sessions = new Map<string, Session>();
@@ -131,7 +123,7 @@ function createSamplingSessions(identity: ServerIdentity, tools: ToolSet, option
     tell?.({ owner: session.owner, sessionId: id, idleMs: Date.now() - session.lastSeen });
   };
 
-  // Swept five times an idle period (at most once a minute): a session outlives idleMs by a fifth at most.
+  // Swept five times an idle period (at most once a minute).
   const sweeper = setInterval(
     () => {
       const now = Date.now();

@@ -1,16 +1,11 @@
 /**
- * Long MCP tool replies in pages. A model reads about a page (GLEANER_MCP_PAGE_CHARS, or the call's
- * maxChars) and is told how to get the next one: `nextCursor`, passed back as `cursor` to the same
- * tool. Both faces of a result carry the same page: the text block (readable text) and
- * structuredContent (the reply with its long fields cut to this page, plus nextCursor).
+ * Long MCP tool replies in pages of about GLEANER_MCP_PAGE_CHARS (or the call's maxChars), each
+ * saying how to get the next: `nextCursor`, passed back as `cursor` to the same tool. The first call
+ * runs (and is charged) as on REST; a reply of several pages is kept in the store for PAGES_KEPT_MS,
+ * and its further pages are read from there without a charge. REST stays whole.
  *
- * The first call runs (and is charged) as on REST; when its reply has more than one page, the
- * whole reply is kept in the store for PAGES_KEPT_MS, keyed by account, tool and arguments, and
- * every further page is read from there without a charge. Paging is MCP only: REST stays whole.
- *
- * A cursor alone is a whole call: it names the reply, where the next page starts, the page size of
- * the call that began the paging (maxChars) and the time range, so the listed input schemas of paged
- * tools require nothing (a client that checks arguments against them lets `{ cursor }` through).
+ * A cursor alone is a whole call (it names the reply, where the next page starts, the page size and
+ * the time range), so paged tools list no required input: strict clients let `{ cursor }` through.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
@@ -21,8 +16,9 @@ import { publicJob } from '../../jobs/jobs.js';
 import type { AnyOperation } from '../../operations/define.js';
 import type { AccountRecord } from '../../accounts/accounts.js';
 import { describeIssues } from '../../gate/validation.js';
-import { pageAt, pageBody, type Layout, type PageSpan, type Path, type Range } from './pages.js';
-import { COMPACTED, isCompacted, isTimed, shapeOf, type Shape } from './page-shapes.js';
+import { pageAt, pageBody, type PageSpan, type Range } from './pages.js';
+import type { Layout, Path } from '../text/layout.js';
+import { COMPACTED, isCompacted, isTimed, shapeOf, type Shape } from '../text/shapes.js';
 import { clock } from '../../ai/chat.js';
 import { readableBlocks, type Listed } from './readable.js';
 import { chapterRange, chaptersOf, namesChapter, type RangeRequest } from './chapter-range.js';
@@ -46,21 +42,15 @@ const pagingArgs = z
   })
   .refine((a) => typeof a.from !== 'number' || typeof a.to !== 'number' || a.from < a.to, { path: ['to'], message: 'must be after from' });
 
-export interface PageRequest {
-  cursor?: string;
-  /** The page size the call asked for; absent: the cursor's, else GLEANER_MCP_PAGE_CHARS. */
-  maxChars?: number;
-  /** Seconds, or chapters until the reply's chapters resolve them (see resolve). */
-  range: RangeRequest;
-}
+/** A call's paging arguments: from/to in seconds, or chapters until the reply's chapters resolve them. */
+export type PageRequest = z.infer<typeof pagingArgs>;
 
 /** A request's page size settled and its range in seconds. */
 type Paging = { maxChars: number; range: Range };
 
 /**
- * What a cursor holds: the tool, the reply's entry (a hash of the arguments), where the page starts,
- * the page size, the time range, a job id, and a tag of the key it was given to (a hash that names
- * no account: it only lets another key's cursor be told apart from an expired one).
+ * A cursor: tool, entry (a hash of the arguments), page start, page size, time range, job id, and a tag
+ * of its key (naming no account: it tells another key's cursor from an expired one).
  */
 const cursorPayload = z
   .object({
@@ -117,11 +107,7 @@ export interface PagedOutcome {
   body: unknown;
   /** The page as data (the reply with its long fields cut to this page), when `body` leaves its words out. */
   page?: unknown;
-  /**
-   * The text content, in blocks: the reply (or page), then what to do next (the page footer, the
-   * tool to call). Kept apart because some clients hand a model a lone text block merged with
-   * structuredContent (LangChain's adapter), and so the same content twice; two blocks they pass on as text.
-   */
+  /** The text: the reply (or page), then what to do next; two blocks, as a lone one some clients (LangChain's) merge with structuredContent. */
   blocks: string[];
 }
 
@@ -134,7 +120,7 @@ function omit(value: unknown, path: Path): unknown {
 
 /** A range in seconds: chapters named in it resolved against the reply's chapters. */
 function inSeconds(body: unknown, range: RangeRequest): Range {
-  return namesChapter(range) ? chapterRange(range, chaptersOf(body)) : (range as Range);
+  return namesChapter(range) ? chapterRange(range, chaptersOf(body)) : { from: range.from as number | undefined, to: range.to as number | undefined };
 }
 
 /** `listed` says which tools the server lists, so a reply's text points only at those. */
@@ -153,11 +139,7 @@ export function createPager(app: App, listed: Listed = () => true) {
       .slice(0, 32);
   };
 
-  /**
-   * Whether the arguments given with a cursor are those of the call that gave it. None at all is
-   * fine, and so are arguments that only repeat the tool's defaults: some clients fill every
-   * default from the schema into each call, the cursor-only one too.
-   */
+  /** Whether a cursor's arguments are its call's: none, or only the defaults (some clients fill them into every call), pass. */
   function consistent(operation: AnyOperation, args: unknown, entry: string): boolean {
     if (!args || typeof args !== 'object') return true;
     const given = Object.entries(args as Record<string, unknown>).filter(([name, value]) => value !== undefined && !isDefault(operation, name, value));
@@ -245,17 +227,17 @@ export function createPager(app: App, listed: Listed = () => true) {
         if (!isTimed(operation)) throw new GleanerError('INVALID_REQUEST', `from and to page transcripts by time; ${operation.name} takes cursor and maxChars.`);
         if (rest.text === true || rest.timestamps === false) throw new GleanerError('INVALID_REQUEST', 'from and to need timed segments: leave out text=true and timestamps=false, or page with cursor.');
       }
-      return { args: rest, request: { cursor: paging.cursor, maxChars: paging.maxChars, range: { from: paging.from, to: paging.to } } };
+      return { args: rest, request: paging };
     },
 
     /** Checks a call's chapter range against its reply (a chapter the video lacks is a 400): run before the call is charged. */
     resolve(body: unknown, request: PageRequest | undefined): void {
-      if (namesChapter(request?.range)) chapterRange(request!.range, chaptersOf(body));
+      if (request && namesChapter(request)) chapterRange(request, chaptersOf(body));
     },
 
     /** The first page of a reply the call just produced (kept for its next pages when there are any). */
     async first(operation: AnyOperation, args: unknown, body: unknown, request: PageRequest | undefined, accountId: string, waitedSeconds?: number): Promise<PagedOutcome> {
-      const paging: Paging = { range: inSeconds(body, request?.range ?? {}), maxChars: request?.maxChars ?? defaultChars };
+      const paging: Paging = { range: inSeconds(body, request ?? {}), maxChars: request?.maxChars ?? defaultChars };
       const { layout, span } = pageOf(operation, body, paging, 0);
       if (span?.next === undefined) return render(operation, body as Record<string, unknown>, layout, span, paging, undefined, waitedSeconds);
       const entry = entryOf(operation, args);
@@ -292,7 +274,7 @@ export function createPager(app: App, listed: Listed = () => true) {
           `The pages of this reply are no longer kept (they are kept ${PAGES_KEPT_MS / 60_000} minutes). Call ${operation.name} again without cursor to start over; that call is charged as a new one.`,
         );
       }
-      const range = request.range.from !== undefined || request.range.to !== undefined ? inSeconds(body, request.range) : { from: cursor.f, to: cursor.u };
+      const range = request.from !== undefined || request.to !== undefined ? inSeconds(body, request) : { from: cursor.f, to: cursor.u };
       // The page size of the call that began the paging, unless this call asks for another.
       const paging: Paging = { maxChars: request.maxChars ?? cursor.m ?? defaultChars, range };
       const { layout, span } = pageOf(operation, body, paging, cursor.p);

@@ -1,8 +1,6 @@
 /**
- * The text a model reads for the short replies that have nothing to page: a job that is still
- * running (or ended without a result to page), the account, and the list of jobs. Each is a few
- * lines in words, then a last block saying what to call next, so a model never has to read a JSON
- * dump to find the jobId it must pass on. structuredContent keeps the reply itself.
+ * Short replies with nothing to page (a job without a result to page, the account, the list of jobs)
+ * in words, then a block saying what to call next: a model never digs the jobId out of a JSON dump.
  */
 import type { AnyOperation } from '../../operations/define.js';
 
@@ -17,10 +15,6 @@ function progressOf(job: Reply): string {
   const p = job.progress as { done?: number; total?: number; message?: string } | null | undefined;
   if (!p || typeof p.done !== 'number') return '';
   return ` (${number(p.done)}${typeof p.total === 'number' ? ` of ${number(p.total)}` : ''} done${p.message ? `, ${p.message}` : ''})`;
-}
-
-function isJob(reply: Reply): boolean {
-  return typeof reply.jobId === 'string' && typeof reply.status === 'string' && typeof reply.operation === 'string';
 }
 
 /** A job without a result to page: running, queued, failed, or ended with nothing done. */
@@ -64,16 +58,13 @@ function jobListText(list: Reply, listed: Listed): string[] {
   return [head, next.join(' ')];
 }
 
-/**
- * The text blocks of a short reply, or undefined for a reply shown as its JSON (a video's facts,
- * a channel: field names are what a model reads best there). Empty blocks are left out.
- */
+/** The text blocks of a short reply (empty ones left out), or undefined for one shown as its JSON (a video's facts: its field names read best). */
 export function readableBlocks(operation: AnyOperation, reply: unknown, listed: Listed, waitedSeconds?: number): string[] | undefined {
   if (!reply || typeof reply !== 'object' || Array.isArray(reply)) return undefined;
   const body = reply as Reply;
   let blocks: string[] | undefined;
   if (operation.name === 'account') blocks = accountText(body, listed);
   else if (operation.name === 'job_list') blocks = jobListText(body, listed);
-  else if (isJob(body)) blocks = jobText(body, listed, waitedSeconds);
+  else if (typeof body.jobId === 'string' && typeof body.status === 'string' && typeof body.operation === 'string') blocks = jobText(body, listed, waitedSeconds);
   return blocks?.filter((block) => block.length > 0);
 }

@@ -1,8 +1,6 @@
 /**
- * The MCP SDK (v2: @modelcontextprotocol/server) is used here, in http.ts and in client-model.ts
- * only: tool handlers elsewhere are plain functions. One server definition serves both protocol eras:
- * 2026-07-28 requests (stateless, each carrying its version and client capabilities in `_meta`)
- * and 2025-era clients (an `initialize` handshake), over HTTP (http.ts) and stdio.
+ * The MCP SDK (v2) is used here, in http.ts and in client-model.ts only. One server definition serves
+ * 2026-07-28 requests (stateless, capabilities in `_meta`) and 2025-era clients, over HTTP and stdio.
  */
 import { z } from 'zod';
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, ProtocolErrorCode, Server, type AuthInfo, type ServerContext } from '@modelcontextprotocol/server';
@@ -26,12 +24,9 @@ export interface ServerIdentity {
   instructions: string;
 }
 
-/** Who a request acts as, from what its transport knows (see ToolCallContext.account). */
-type AccountOf = (ctx: ServerContext) => Promise<AccountRecord>;
-
-/** `cancels`: cancels that may reach another process (HTTP only); `rounds`: the store, where a client's model answers wait. */
+/** `accountOf`: who a request acts as; `cancels`: cancels from other processes (HTTP only); `rounds`: where a client's model answers wait. */
 interface SdkServerOptions {
-  accountOf: AccountOf;
+  accountOf: (ctx: ServerContext) => Promise<AccountRecord>;
   cancels?: Cancellations;
   rounds: RoundState;
 }
@@ -52,10 +47,8 @@ function outcomeStatus(outcome: ToolOutcome): string {
   return code && code in ERROR_CODES ? String(ERROR_CODES[code as ErrorCode].status) : '500';
 }
 
-/** The result of a tool call: a failure is one text block, `CODE: message`, read once by the model. */
+/** The result of a tool call: a failure is one text block, `CODE: message`, without structuredContent (outputSchema describes successes). */
 export function callResult(outcome: ToolOutcome) {
-  // structuredContent must match the tool's outputSchema, which describes successes (the MCP spec's
-  // error results carry text only): an error has none.
   const text = outcome.blocks.map((block) => ({ type: 'text' as const, text: block }));
   if (outcome.isError) return { content: text, isError: true };
   const images = (outcome.images ?? []).map((image) => ({ type: 'image' as const, data: image.data, mimeType: image.mimeType }));
@@ -111,9 +104,8 @@ const CALL_PARAMS_HINT = 'tools/call needs params: { "name": <a tool from tools/
 const badArguments = new WeakSet<object>();
 
 /**
- * The SDK's Server, with tools/call params checked before the SDK's own schema: its refusals carry
- * a validation dump in the message. A call without a name is told what a call needs, once; a call
- * whose arguments are not an object goes on to the handler, which answers it INVALID_REQUEST.
+ * tools/call params checked before the SDK's own schema, whose refusals dump its validation: a call
+ * without a name is told what a call needs; arguments that are not an object are answered INVALID_REQUEST.
  */
 class GleanerServer extends Server {
   protected override _wrapHandler(method: string, handler: Parameters<Server['_wrapHandler']>[1]): ReturnType<Server['_wrapHandler']> {
@@ -149,10 +141,8 @@ export function createSdkServer(identity: ServerIdentity, tools: ToolSet, option
   });
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const params = request.params;
-    // An unknown tool is a protocol error (JSON-RPC), not a failed call of a tool. Checked first:
-    // nothing below may take the caller's name anywhere (a metric label, a log line) unchecked.
+    // An unknown tool is a protocol error. Checked first: no caller's name reaches a label or a log unchecked.
     if (!tools.has(params.name)) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${params.name.slice(0, 100)}. tools/list names the tools.`);
-    // Absent arguments are no arguments; null, a string, an array or a number are a mistake (see GleanerServer).
     const args = params.arguments ?? {};
     if (badArguments.has(ctx)) {
       const outcome = failure({ code: 'INVALID_REQUEST', message: 'The tool arguments must be a JSON object of named parameters.' });
@@ -223,10 +213,7 @@ export async function serveStdio(
 const STDIO_KEY_REFUSED =
   'The key in GLEANER_API_KEY is unknown or revoked: set GLEANER_API_KEY in the environment of the Gleaner MCP server (in Claude Desktop, the "env" of its entry) to a key from "gleaner keys create", or remove it to act as the local owner of the store.';
 
-/**
- * Over stdio there are no headers: a key is fixed in the server's environment, so a refusal says where.
- * (Without a key the server acts as the local owner, whose own refusal already names GLEANER_API_KEY.)
- */
+/** Over stdio the key is fixed in the server's environment, so a refusal says where (the local owner's already does). */
 function withStdioKeyHint(account: () => Promise<AccountRecord>): () => Promise<AccountRecord> {
   return () =>
     account().catch((error: unknown) => {

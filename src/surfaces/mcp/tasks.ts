@@ -1,8 +1,4 @@
-/**
- * Gleaner's jobs as tasks of the MCP Tasks extension (io.modelcontextprotocol/tasks, 2026-07-28):
- * the task id is the job id, so a task lives in the store with its job (owner, lease, credits) and
- * any process answers tasks/get and tasks/cancel for it.
- */
+/** Jobs as tasks of the MCP Tasks extension: the task id is the job id, so any process answers for a task. */
 import type { JobStatus } from '../../jobs/jobs.js';
 import type { JobTask, ToolOutcome } from './toolset.js';
 

@@ -16,10 +16,7 @@ import { appOf } from '../apps/apps.js';
 export type { ToolDescriptor } from './descriptors.js';
 
 export interface ToolCallContext {
-  /**
-   * The account the call acts as, resolved once by its transport (the HTTP request's key, GLEANER_API_KEY over
-   * stdio, or the stdio local owner); rejects with UNAUTHORIZED, which the call answers as its error.
-   */
+  /** The account the call acts as (the request's key, GLEANER_API_KEY or the stdio local owner); UNAUTHORIZED is the call's error. */
   account: () => Promise<AccountRecord>;
   signal: AbortSignal;
   /** Present when the client asked for progress notifications. */
@@ -44,22 +41,18 @@ export function failure(error: { code: ErrorCode; message: string }, requestId: 
 }
 
 /**
- * Progress as MCP wants it: every value greater than the one before. The work reports what it has
- * done (0 while downloading, then 0 while converting, the same page count twice at a crawl's end);
- * a repeat still tells the client the call is alive (clients reset their timeout on it), so it
- * goes on as a step halfway to the next whole unit, below any later report. A repeat at the total
- * says nothing new and is dropped, as is one too small to tell apart.
+ * Progress as MCP wants it: every value greater than the one before. The work repeats values (0 while
+ * downloading, then while converting); a repeat still tells the client the call is alive (clients
+ * reset their timeout on it), so it goes on as a step halfway to the next whole unit, below any later
+ * report. A repeat at the total, or one too small to tell apart, is dropped.
  */
 export function increasingProgress(send: (progress: JobProgress) => void): (progress: JobProgress) => void {
   let last: number | undefined;
-  // The last value the work itself reported and that went out as it was: steps stay below base + 1.
-  let base = 0;
   return (progress) => {
     let value = progress.done;
-    if (last === undefined || value > last) base = value;
-    else {
+    if (last !== undefined && value <= last) {
       if (progress.total !== undefined && last >= progress.total) return;
-      const ceiling = Math.floor(base) + 1;
+      const ceiling = Math.floor(last) + 1;
       value = last + (ceiling - last) / 2;
       if (!(value > last && value < ceiling) || (progress.total !== undefined && value > progress.total)) return;
     }

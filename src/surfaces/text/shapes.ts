@@ -7,7 +7,7 @@ import type { AnyOperation } from '../../operations/define.js';
 import { analysisResult, crawlResult, mapReply, scrapeBatchResult, scrapeReply, searchReply, channelVideosReply, playlistVideosReply, transcriptBatchReply, transcriptReply, videoBatchReply } from '../../operations/outputs.js';
 import { readReply } from '../../operations/read.js';
 import { transcriptSearchReply } from '../../operations/transcript-search.js';
-import { pieces, type Atom, type Layout, type Path } from './pages.js';
+import { layoutText, pieces, type Atom, type Layout, type Path } from './layout.js';
 import { clock } from '../../ai/chat.js';
 
 type Reply = Record<string, any>;
@@ -280,4 +280,10 @@ export function isCompacted(operation: AnyOperation): boolean {
 /** Shapes that have timed atoms, so a caller may ask for a time range. */
 export function isTimed(operation: AnyOperation): boolean {
   return operation.output === transcriptReply;
+}
+
+/** A reply as a person reads it whole (the console's view of a job's result); undefined for a reply without a shape. */
+export function replyText(operation: AnyOperation, reply: Reply, operations: (name: string) => AnyOperation | undefined): string | undefined {
+  const layout = shapeOf(operation, operations)?.(reply);
+  return layout && layoutText(layout);
 }
