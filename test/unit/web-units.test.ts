@@ -150,6 +150,11 @@ describe('linkedom as installed (patches/linkedom+0.18.15.patch)', () => {
     expect(made.tagName).toBe('ÜNKNOWN-TAG');
   });
 
+  // And tagName and nodeName a new upper-case string per call, for the HTML element names (shared/utils.js).
+  it('looks up the upper case of the HTML element names for tagName (both builds)', () => {
+    for (const build of ['esm', 'cjs'] as const) expect(installed(build, 'shared/utils.js'), hint(build)).toContain('upperNames.get(localName)');
+  });
+
   it('still delivers events to the listeners added, and not after they are removed', () => {
     const doc = parseDocument('<div><p>one</p></div>');
     // The nodes as the EventTargets they are (the project's DOM types list only what extraction reads).
