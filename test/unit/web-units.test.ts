@@ -155,6 +155,19 @@ describe('linkedom as installed (patches/linkedom+0.18.15.patch)', () => {
     for (const build of ['esm', 'cjs'] as const) expect(installed(build, 'shared/utils.js'), hint(build)).toContain('upperNames.get(localName)');
   });
 
+  // And a class list's value (className, getAttribute('class')) an array per read (dom/token-list.js).
+  it("joins a class list's value without an array (both builds)", () => {
+    for (const build of ['esm', 'cjs'] as const) expect(installed(build, 'dom/token-list.js'), hint(build)).toContain("value += ' ' + text");
+  });
+
+  it('still gives a class list and the class attribute as before', () => {
+    const div = parseDocument('<div class="a  b a">one</div>').querySelector('div')!;
+    expect(div.getAttribute('class')).toBe('a b');
+    const classList = (div as unknown as { classList: { add(...tokens: unknown[]): void; value: string } }).classList;
+    classList.add('c', 5);
+    expect([classList.value, div.getAttribute('class')]).toEqual(['a b c 5', 'a b c 5']);
+  });
+
   it('still delivers events to the listeners added, and not after they are removed', () => {
     const doc = parseDocument('<div><p>one</p></div>');
     // The nodes as the EventTargets they are (the project's DOM types list only what extraction reads).
