@@ -125,8 +125,9 @@ describe('sitemaps', () => {
 
 describe('linkedom as installed (patches/linkedom+0.18.15.patch)', () => {
   // The patch spares every parsed node a listener map of its own (a fifth of a page's conversion).
-  const installed = (build: 'esm' | 'cjs') =>
-    fs.readFileSync(path.join(path.dirname(createRequire(import.meta.url).resolve('linkedom')), '..', build, 'interface', 'event-target.js'), 'utf8');
+  const installed = (build: 'esm' | 'cjs', file = 'interface/event-target.js') =>
+    fs.readFileSync(path.join(path.dirname(createRequire(import.meta.url).resolve('linkedom')), '..', build, ...file.split('/')), 'utf8');
+  const hint = (build: string) => `${build} build: run npm install (its postinstall applies patches/)`;
 
   it('gives a node its listener map when a listener is added, not when the node is made (both builds)', () => {
     for (const build of ['esm', 'cjs'] as const) {
@@ -134,6 +135,37 @@ describe('linkedom as installed (patches/linkedom+0.18.15.patch)', () => {
       expect(constructor, `${build} build`).toBeDefined();
       expect(constructor!.trim(), `${build} build: run npm install (its postinstall applies patches/)`).toBe('');
     }
+  });
+
+  // It spares css-select's tag tests a new lower-case string per element and per tag of a selector (shared/matches.js).
+  it('takes an HTML tag name already in lower case as it is in selector tests (both builds)', () => {
+    for (const build of ['esm', 'cjs'] as const) expect(installed(build, 'shared/matches.js'), hint(build)).toContain('lowerCase(localName)');
+  });
+
+  it('still matches and names elements whatever the case of the selector or the name', () => {
+    const doc = parseDocument('<div><h2>one</h2><x-Ab>two</x-Ab><svg><foreignObject><p>three</p></foreignObject></svg></div>');
+    expect(doc.querySelectorAll('H2, x-ab, foreignobject, P').length).toBe(4);
+    expect([...doc.querySelectorAll('div *')].map((element) => element.tagName)).toEqual(['H2', 'X-AB', 'SVG', 'FOREIGNOBJECT', 'P']);
+    const made = (doc as unknown as { createElement(name: string): { tagName: string } }).createElement('Ünknown-Tag');
+    expect(made.tagName).toBe('ÜNKNOWN-TAG');
+  });
+
+  // And tagName and nodeName a new upper-case string per call, for the HTML element names (shared/utils.js).
+  it('looks up the upper case of the HTML element names for tagName (both builds)', () => {
+    for (const build of ['esm', 'cjs'] as const) expect(installed(build, 'shared/utils.js'), hint(build)).toContain('upperNames.get(localName)');
+  });
+
+  // And a class list's value (className, getAttribute('class')) an array per read (dom/token-list.js).
+  it("joins a class list's value without an array (both builds)", () => {
+    for (const build of ['esm', 'cjs'] as const) expect(installed(build, 'dom/token-list.js'), hint(build)).toContain("value += ' ' + text");
+  });
+
+  it('still gives a class list and the class attribute as before', () => {
+    const div = parseDocument('<div class="a  b a">one</div>').querySelector('div')!;
+    expect(div.getAttribute('class')).toBe('a b');
+    const classList = (div as unknown as { classList: { add(...tokens: unknown[]): void; value: string } }).classList;
+    classList.add('c', 5);
+    expect([classList.value, div.getAttribute('class')]).toEqual(['a b c 5', 'a b c 5']);
   });
 
   it('still delivers events to the listeners added, and not after they are removed', () => {
