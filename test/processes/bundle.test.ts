@@ -134,6 +134,10 @@ describe.skipIf(!required && !fs.existsSync(BUNDLE))('the .mcpb bundle (npm run 
     for (const build of ['esm', 'cjs']) {
       const source = fs.readFileSync(path.join(unpacked, 'node_modules/linkedom', build, 'interface/event-target.js'), 'utf8');
       expect(/constructor\(\) \{([^}]*)\}/.exec(source)?.[1]?.trim(), `linkedom ${build}`).toBe('');
+      // The patch's other parts (tag names, class lists): each patched file carries its mark.
+      for (const file of ['shared/matches.js', 'shared/utils.js', 'dom/token-list.js']) {
+        expect(fs.readFileSync(path.join(unpacked, 'node_modules/linkedom', build, file), 'utf8'), `linkedom ${build}/${file}`).toContain('[patched]');
+      }
     }
     expect(files.filter((f) => f.startsWith('patches/'))).toEqual([]);
   });
